@@ -1,0 +1,1 @@
+"""The game-agnostic core: state, actions, phases, results, events, views."""

@@ -1,0 +1,106 @@
+"""Actions: the inputs a game accepts, as plain immutable records.
+
+Every action names its actor (`by`: a player id, the host id, or None for the
+system) and may name the phase it was made for (`phase`, the phase `seq`): a
+button, an SMS menu or a deadline job made for an earlier phase is refused as
+stale instead of acting on the wrong question. Game modules define their own
+action classes next to these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    kind: ClassVar[str] = "action"
+    by: str | None = None
+    phase: int | None = None
+
+
+# -- lobby -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Join(Action):
+    kind: ClassVar[str] = "join"
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Leave(Action):
+    kind: ClassVar[str] = "leave"
+
+
+@dataclass(frozen=True, slots=True)
+class Kick(Action):
+    kind: ClassVar[str] = "kick"
+    target: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SetOption(Action):
+    kind: ClassVar[str] = "set_option"
+    name: str = ""
+    value: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class SetLanguage(Action):
+    kind: ClassVar[str] = "set_language"
+    lang: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Start(Action):
+    kind: ClassVar[str] = "start"
+
+
+# -- host controls and time ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Pause(Action):
+    kind: ClassVar[str] = "pause"
+
+
+@dataclass(frozen=True, slots=True)
+class Resume(Action):
+    kind: ClassVar[str] = "resume"
+
+
+@dataclass(frozen=True, slots=True)
+class Advance(Action):
+    """The host ends the phase early; allowed once every active player is ready."""
+
+    kind: ClassVar[str] = "advance_early"
+
+
+@dataclass(frozen=True, slots=True)
+class End(Action):
+    kind: ClassVar[str] = "end"
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline(Action):
+    """The phase `phase` ran out of time (sent by the scheduler, or by replay's
+    `advance`). Refused unless that phase is current, running and due."""
+
+    kind: ClassVar[str] = "advance"
+
+
+CORE_ACTIONS: tuple[type[Action], ...] = (
+    Join,
+    Leave,
+    Kick,
+    SetOption,
+    SetLanguage,
+    Start,
+    Pause,
+    Resume,
+    Advance,
+    End,
+    Deadline,
+)

@@ -1,0 +1,375 @@
+"""The one transition: `apply(game, action, now) -> Accepted | Rejected`.
+
+The engine handles what every game shares: the lobby, host controls (pause and
+resume keep the remaining time, advance early once everyone active is ready,
+end), deadlines carrying the phase they were armed for, the version bumped on
+every accepted action, and the report to the host when a player misses two
+deadlines in a row. Everything game-specific is delegated to the game's `Rules`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from gameflow.core import actions as A
+from gameflow.core.events import Event, Kind, announce, to_host
+from gameflow.core.legal import ActionSpec, Field
+from gameflow.core.phases import over
+from gameflow.core.result import Accepted, Rejected, reject
+from gameflow.core.rules import Rules, rules_for
+from gameflow.core.state import HOST_VIEW, LOBBY, Game, Phase, seed_digest
+from gameflow.core.text import N_, msg
+
+LANGUAGES = ("nb", "sr", "en")
+MAX_NAME = 32
+MISSES_REPORTED = 2
+
+
+def new_game(
+    kind: str,
+    game_id: str,
+    host: str,
+    seed: str | int,
+    *,
+    lang: str = "nb",
+    options: Mapping[str, Any] | None = None,
+    setup: Mapping[str, Any] | None = None,
+) -> Game:
+    """A game in its lobby. `seed` decides every draw; `setup` fixes draws for tests."""
+    rules = rules_for(kind)
+    opts = dict(rules.default_options())
+    for key, value in (options or {}).items():
+        if key not in opts:
+            raise ValueError(f"unknown option {key!r} for {kind}")
+        opts[key] = value
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}")
+    return Game(
+        id=game_id,
+        kind=kind,
+        seed=str(seed),
+        host=host,
+        lang=lang,
+        options=tuple(sorted(opts.items())),
+        setup=json.dumps(dict(setup or {}), sort_keys=True, separators=(",", ":")),
+    )
+
+
+def apply(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    """Apply `action` at time `now`. A rejection changes nothing."""
+    handler = _CORE.get(type(action))
+    if handler is not None:
+        result = handler(game, action, now)
+    else:
+        result = _game_action(game, action, now)
+    if isinstance(result, Rejected):
+        return result
+    new = result.state
+    return Accepted(new._replace(version=game.version + 1), result.events)
+
+
+def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
+    """Everything `player` (or the host) may do now, game actions first."""
+    specs: list[ActionSpec] = []
+    seq = game.phase.seq
+    if game.running and game.seat(player) >= 0:
+        specs.extend(rules_for(game.kind).legal(game, player))
+    if game.phase.name == LOBBY:
+        if game.seat(player) >= 0:
+            specs.append(ActionSpec(A.Leave.kind, seq))
+        if player == game.host:
+            specs.append(ActionSpec(A.Start.kind, seq))
+            specs.append(ActionSpec(A.Kick.kind, seq, (Field("target", game.players),)))
+    elif game.running and player == game.host:
+        specs.append(ActionSpec(A.Resume.kind if game.phase.paused else A.Pause.kind, seq))
+        if not rules_for(game.kind).awaiting(game):
+            specs.append(ActionSpec(A.Advance.kind, seq))
+        specs.append(ActionSpec(A.End.kind, seq))
+    return tuple(specs)
+
+
+def view(game: Game, viewer: str | None) -> dict[str, Any]:
+    """The view of `viewer`: None for the public (TV) view, HOST_VIEW for the
+    host's, a player id for that player's. Pure: the same game, the same view."""
+    rules = rules_for(game.kind)
+    if viewer is None:
+        base = rules.public_view(game) if game.phase.name != LOBBY else {}
+    elif viewer == HOST_VIEW:
+        base = rules.host_view(game) if game.phase.name != LOBBY else {}
+    elif game.seat(viewer) >= 0:
+        base = rules.player_view(game, viewer) if game.phase.name != LOBBY else {}
+    else:
+        raise KeyError(f"{viewer!r} is not in game {game.id}")
+    head: dict[str, Any] = {
+        "game": game.kind,
+        "id": game.id,
+        "lang": game.lang,
+        "version": game.version,
+        "phase": game.phase.name,
+        "phase_seq": game.phase.seq,
+        "round": game.phase.round,
+        "deadline": game.phase.deadline,
+        "paused": game.phase.paused,
+        "paused_left": game.phase.paused_left,
+        "players": [{"id": p, "name": n} for p, n in zip(game.players, game.names, strict=True)],
+        "seed_sha256": seed_digest(game.seed),
+        "over": game.over,
+        "winner": game.winner,
+    }
+    if game.over:
+        head["seed"] = game.seed
+    if viewer == HOST_VIEW:
+        head["missed"] = dict(zip(game.players, game.missed, strict=True))
+    head.update(base)
+    return head
+
+
+# -- game actions ----------------------------------------------------------------
+
+
+def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    if not game.running:
+        return _not_running(game)
+    if action.phase is not None and action.phase != game.phase.seq:
+        return reject("stale", N_("That question has already closed."))
+    seat = game.seat(action.by or "")
+    if seat < 0:
+        return reject("not_in_game", N_("You are not playing in this game."))
+    rules = rules_for(game.kind)
+    result = rules.act(game, action, now)
+    if isinstance(result, Rejected):
+        return result
+    new = result.state
+    if new.missed[seat]:
+        new = new._replace(missed=_set(new.missed, seat, 0))
+    if (
+        new.phase.seq == game.phase.seq
+        and not new.phase.paused
+        and new.option("auto_advance", True)
+        and not rules.awaiting(new)
+    ):
+        ended = rules.end_phase(new, now)
+        return Accepted(ended.state, result.events + ended.events)
+    return Accepted(new, result.events)
+
+
+# -- core actions -----------------------------------------------------------------
+
+
+def _join(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    assert isinstance(action, A.Join)
+    if game.phase.name != LOBBY:
+        return reject("started", N_("The game has already started."))
+    player = action.by or ""
+    name = " ".join(action.name.split())
+    if not player or player.startswith("@"):
+        return reject("bad_player", N_("That player id can't be used."))
+    if game.seat(player) >= 0:
+        return reject("joined", N_("You have already joined this game."))
+    if not name or len(name) > MAX_NAME:
+        return reject("bad_name", N_("Pick a name of 1 to {max} characters."), max=MAX_NAME)
+    if name.casefold() in (n.casefold() for n in game.names):
+        return reject("name_taken", N_("The name {name} is taken; pick another."), name=name)
+    rules = rules_for(game.kind)
+    if len(game.players) >= rules.max_players:
+        return reject("full", N_("The game is full ({max} players)."), max=rules.max_players)
+    new = game._replace(
+        players=(*game.players, player), names=(*game.names, name), missed=(*game.missed, 0)
+    )
+    text = msg(N_("{name} joined ({count} players)."), name=name, count=len(new.players))
+    return Accepted(new, (announce(text, game.phase.seq), Event(Kind.CHANGED)))
+
+
+def _leave(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    return _remove(game, action.by or "", game.phase.seq)
+
+
+def _kick(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    assert isinstance(action, A.Kick)
+    if action.by != game.host:
+        return _host_only()
+    return _remove(game, action.target, game.phase.seq)
+
+
+def _remove(game: Game, player: str, seq: int) -> Accepted[Game] | Rejected:
+    if game.phase.name != LOBBY:
+        return reject("started", N_("The game has already started."))
+    i = game.seat(player)
+    if i < 0:
+        return reject("not_in_game", N_("That player is not in this game."))
+    name = game.names[i]
+    new = game._replace(
+        players=_drop(game.players, i), names=_drop(game.names, i), missed=_drop(game.missed, i)
+    )
+    text = msg(N_("{name} left ({count} players)."), name=name, count=len(new.players))
+    return Accepted(new, (announce(text, seq), Event(Kind.CHANGED)))
+
+
+def _set_option(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    assert isinstance(action, A.SetOption)
+    if action.by != game.host:
+        return _host_only()
+    if game.phase.name != LOBBY:
+        return reject("started", N_("The game has already started."))
+    defaults = rules_for(game.kind).default_options()
+    if action.name not in defaults:
+        return reject("bad_option", N_("There is no setting called {name}."), name=action.name)
+    want = type(defaults[action.name])
+    value = action.value
+    if want is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+        return reject("bad_value", N_("That value doesn't fit the setting {name}."), name=action.name)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        return reject("bad_value", N_("That value doesn't fit the setting {name}."), name=action.name)
+    opts = dict(game.options)
+    opts[action.name] = value
+    return Accepted(game._replace(options=tuple(sorted(opts.items()))), (Event(Kind.CHANGED),))
+
+
+def _set_language(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    assert isinstance(action, A.SetLanguage)
+    if action.by != game.host:
+        return _host_only()
+    if action.lang not in LANGUAGES:
+        return reject("bad_language", N_("Choose one of the languages nb, sr or en."))
+    return Accepted(game._replace(lang=action.lang), (Event(Kind.CHANGED),))
+
+
+def _start(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    if action.by != game.host:
+        return _host_only()
+    if game.phase.name != LOBBY:
+        return reject("started", N_("The game has already started."))
+    rules = rules_for(game.kind)
+    n = len(game.players)
+    if not rules.min_players <= n <= rules.max_players:
+        return reject(
+            "player_count",
+            N_("This game needs {min} to {max} players; {count} have joined."),
+            min=rules.min_players,
+            max=rules.max_players,
+            count=n,
+        )
+    return rules.start(game, now)
+
+
+def _pause(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    if action.by != game.host:
+        return _host_only()
+    if not game.running:
+        return _not_running(game)
+    if game.phase.paused:
+        return reject("paused", N_("The game is already paused."))
+    deadline = game.phase.deadline
+    # A phase without a deadline remembers that with a negative remainder.
+    left = -1.0 if deadline is None else max(0.0, deadline - now)
+    phase = game.phase._replace(deadline=None, paused_left=left)
+    text = msg(N_("The host has paused the game."))
+    return Accepted(game._replace(phase=phase), (announce(text, phase.seq), Event(Kind.CHANGED)))
+
+
+def _resume(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    if action.by != game.host:
+        return _host_only()
+    if not game.running:
+        return _not_running(game)
+    if not game.phase.paused:
+        return reject("not_paused", N_("The game is not paused."))
+    left = game.phase.paused_left or 0.0
+    deadline = None if left < 0 else now + left
+    phase = game.phase._replace(deadline=deadline, paused_left=None)
+    seq = phase.seq
+    events = [announce(msg(N_("The game goes on.")), seq), Event(Kind.CHANGED)]
+    if deadline is not None:
+        events.append(Event(Kind.TIMER, phase=seq, at=deadline))
+    return Accepted(game._replace(phase=phase), tuple(events))
+
+
+def _advance(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    if action.by != game.host:
+        return _host_only()
+    if not game.running:
+        return _not_running(game)
+    if action.phase is not None and action.phase != game.phase.seq:
+        return reject("stale", N_("That question has already closed."))
+    rules = rules_for(game.kind)
+    waiting = rules.awaiting(game)
+    if waiting:
+        return reject(
+            "not_ready",
+            N_("Not everyone is ready yet: waiting for {names}."),
+            names=tuple(game.names[i] for i in waiting),
+        )
+    ended = rules.end_phase(game, now)
+    return Accepted(ended.state, ended.events)
+
+
+def _end(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    if action.by != game.host:
+        return _host_only()
+    if game.over:
+        return _not_running(game)
+    new = game._replace(phase=over(game, now), winner=None, ended_by_host=True)
+    text = msg(N_("The host has ended the game."))
+    return Accepted(new, (announce(text, new.phase.seq), Event(Kind.OVER), Event(Kind.CHANGED)))
+
+
+def _deadline(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    if not game.running:
+        return _not_running(game)
+    if action.phase != game.phase.seq:
+        return reject("stale", N_("That question has already closed."))
+    if game.phase.paused:
+        return reject("paused", N_("The game is paused."))
+    deadline = game.phase.deadline
+    if deadline is not None and now < deadline:
+        return reject("not_due", N_("There is still time left in this phase."))
+    rules = rules_for(game.kind)
+    missed = list(game.missed)
+    reports: list[Event] = []
+    for seat in rules.awaiting(game):
+        missed[seat] += 1
+        if missed[seat] == MISSES_REPORTED:
+            text = msg(N_("{name} has missed two deadlines in a row."), name=game.names[seat])
+            reports.append(to_host(game.host, text, game.phase.seq))
+    ended = rules.end_phase(game._replace(missed=tuple(missed)), now)
+    return Accepted(ended.state, tuple(reports) + ended.events)
+
+
+def _host_only() -> Rejected:
+    return reject("host_only", N_("Only the host can do that."))
+
+
+def _not_running(game: Game) -> Rejected:
+    if game.over:
+        return reject("over", N_("The game is over."))
+    return reject("not_started", N_("The game has not started yet."))
+
+
+def _set(t: tuple[int, ...], i: int, v: int) -> tuple[int, ...]:
+    return (*t[:i], v, *t[i + 1 :])
+
+
+def _drop(t: tuple[Any, ...], i: int) -> tuple[Any, ...]:
+    return (*t[:i], *t[i + 1 :])
+
+
+_CORE = {
+    A.Join: _join,
+    A.Leave: _leave,
+    A.Kick: _kick,
+    A.SetOption: _set_option,
+    A.SetLanguage: _set_language,
+    A.Start: _start,
+    A.Pause: _pause,
+    A.Resume: _resume,
+    A.Advance: _advance,
+    A.End: _end,
+    A.Deadline: _deadline,
+}
+
+
+__all__ = ["apply", "legal", "new_game", "view", "Phase"]

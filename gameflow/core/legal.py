@@ -1,0 +1,50 @@
+"""Legal actions: the one description of what a player may do right now.
+
+A game lists, per player, `ActionSpec`s: an action kind and, for each field, the
+values allowed. The same list validates input, draws Telegram keyboards and
+numbers SMS menus, so a button can never offer what the rules would refuse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Value = str | int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One input field and its allowed values, in display order.
+
+    `None` among the options means the field may be left empty (no partner,
+    no secret action, a vote for nobody).
+    """
+
+    name: str
+    options: tuple[Value, ...]
+
+    @property
+    def optional(self) -> bool:
+        return None in self.options
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSpec:
+    """One kind of action a player may take now, made for phase `phase`."""
+
+    kind: str
+    phase: int
+    fields: tuple[Field, ...] = ()
+
+    def field(self, name: str) -> Field | None:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+
+def find(specs: tuple[ActionSpec, ...], kind: str) -> ActionSpec | None:
+    for spec in specs:
+        if spec.kind == kind:
+            return spec
+    return None

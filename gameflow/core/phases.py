@@ -1,0 +1,34 @@
+"""Entering a phase: the absolute deadline and the timer/reminder events.
+
+Game modules call `enter` whenever they move on, so every phase of every game
+gets its deadline, its sequence number and its reminders the same way.
+"""
+
+from __future__ import annotations
+
+from gameflow.core.events import Event, Kind
+from gameflow.core.state import Game, Phase
+
+
+def enter(
+    game: Game, name: str, round_: int, seconds: float | None, now: float
+) -> tuple[Phase, tuple[Event, ...]]:
+    """The next phase (seq + 1) starting at `now`, and the events that arm it.
+
+    `seconds` None means the phase has no deadline (it waits for the host).
+    The reminder goes out `reminder_before` seconds before the deadline when the
+    phase is long enough for a reminder to make sense.
+    """
+    seq = game.phase.seq + 1
+    if seconds is None:
+        return Phase(name, seq, round_, now, None, None), ()
+    deadline = now + seconds
+    events: list[Event] = [Event(Kind.TIMER, phase=seq, at=deadline)]
+    before = float(game.option("reminder_before", 60))
+    if before > 0 and seconds >= 2 * before:
+        events.append(Event(Kind.REMINDER, phase=seq, at=deadline - before))
+    return Phase(name, seq, round_, now, deadline, None), tuple(events)
+
+
+def over(game: Game, now: float) -> Phase:
+    return Phase("over", game.phase.seq + 1, game.phase.round, now, None, None)

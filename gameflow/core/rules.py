@@ -1,0 +1,91 @@
+"""The contract every game module fulfils, and the registry of games.
+
+The engine owns what all games share (lobby, host controls, versions,
+deadlines, missed-deadline reports); a game module owns its rules, phases, legal
+actions, views and replay record. Nothing here knows any particular game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from gameflow.core.actions import Action
+from gameflow.core.legal import ActionSpec
+from gameflow.core.result import Accepted, Rejected
+from gameflow.core.state import Game
+
+
+class Rules(Protocol):
+    kind: str
+    min_players: int
+    max_players: int
+
+    def default_options(self) -> dict[str, Any]:
+        """Options and their defaults; the host may change them in the lobby."""
+        ...
+
+    def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:
+        """Deal the game (roles, first phase) from the seed and `game.setup`."""
+        ...
+
+    def act(self, game: Game, action: Action, now: float) -> Accepted[Game] | Rejected:
+        """Apply one of the game's own actions; the engine bumps the version."""
+        ...
+
+    def end_phase(self, game: Game, now: float) -> Accepted[Game]:
+        """End the current phase as its deadline would, and enter the next."""
+        ...
+
+    def awaiting(self, game: Game) -> tuple[int, ...]:
+        """Seats that still owe an input in this phase (empty: everyone ready)."""
+        ...
+
+    def expected(self, game: Game) -> tuple[int, ...]:
+        """Seats that owed an input in this phase at all (active players)."""
+        ...
+
+    def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:
+        """What `player` may do now: the one source for validation and UIs."""
+        ...
+
+    def public_view(self, game: Game) -> dict[str, Any]: ...
+
+    def player_view(self, game: Game, player: str) -> dict[str, Any]: ...
+
+    def host_view(self, game: Game) -> dict[str, Any]: ...
+
+    def record(self, game: Game) -> dict[str, Any]:
+        """The game-specific part of the replay record."""
+        ...
+
+    def parse_step(self, step: Mapping[str, Any]) -> Action | None:
+        """A script step for one of this game's own actions, or None."""
+        ...
+
+    def step_of(self, action: Action) -> dict[str, Any] | None:
+        """The script step for one of this game's own actions, or None."""
+        ...
+
+
+_REGISTRY: dict[str, Rules] = {}
+
+
+def register(rules: Rules) -> Rules:
+    _REGISTRY[rules.kind] = rules
+    return rules
+
+
+def rules_for(kind: str) -> Rules:
+    if not _REGISTRY:
+        import gameflow.games  # noqa: F401  (registers the built-in games)
+    try:
+        return _REGISTRY[kind]
+    except KeyError:
+        raise KeyError(f"unknown game {kind!r}; known: {sorted(_REGISTRY)}") from None
+
+
+def known_games() -> tuple[str, ...]:
+    if not _REGISTRY:
+        import gameflow.games  # noqa: F401
+    return tuple(sorted(_REGISTRY))

@@ -1,0 +1,49 @@
+"""Translatable text as data.
+
+The core never renders text: it names a message (an English gettext msgid marked
+with `N_` so Babel can extract it) and the values to put in it. Adapters render it
+in the reader's language through `gameflow.i18n`. Keeping text as data lets the
+same event become a Telegram message, an SMS or a line on the TV.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+Param = Union[str, int, "Msg", tuple["Msg | str | int", ...]]
+
+
+def N_(msgid: str) -> str:
+    """Mark `msgid` for extraction without translating it (gettext's no-op marker)."""
+    return msgid
+
+
+@dataclass(frozen=True, slots=True)
+class Msg:
+    """A message to translate: msgid, brace-format parameters, optional plural.
+
+    Parameter values may themselves be `Msg` (translated first) or tuples of
+    them (translated and joined as a list).
+    """
+
+    msgid: str
+    params: tuple[tuple[str, Param], ...] = ()
+    plural: str | None = None
+    n: int = 0
+
+    def param(self, name: str) -> Param | None:
+        for key, value in self.params:
+            if key == name:
+                return value
+        return None
+
+
+def msg(msgid: str, **params: Param) -> Msg:
+    """Build a `Msg`; the keyword arguments become its parameters."""
+    return Msg(msgid, tuple(params.items()))
+
+
+def nmsg(singular: str, plural: str, n: int, **params: Param) -> Msg:
+    """Build a plural-aware `Msg`; `n` selects the form and is also a parameter."""
+    return Msg(singular, (("n", n), *params.items()), plural, n)

@@ -1,0 +1,116 @@
+"""Station: loyal crew against infiltrators, three plans a round.
+
+The rules digest is ../shared/rules/station.md; docs/rules/station.md is the
+project's own rules page with every [decision] this module takes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gameflow.core.actions import Action
+from gameflow.core.legal import ActionSpec
+from gameflow.core.result import Accepted, Rejected
+from gameflow.core.state import Game
+from gameflow.games.station import flow, inputs, views
+from gameflow.games.station.inputs import Choose, Vote
+
+
+class StepError(ValueError):
+    """A script step that is not a well-formed Station action."""
+
+
+class StationRules:
+    kind = "station"
+    min_players = 5
+    max_players = 15
+
+    def default_options(self) -> dict[str, Any]:
+        return {
+            "mission_seconds": 600.0,
+            "discussion_seconds": 180.0,
+            "vote_seconds": 120.0,
+            "reminder_before": 60.0,
+            "auto_advance": True,
+            "open_votes": True,
+            "traps": True,
+            "infiltrators": 0,  # 0: by the table in the rules
+        }
+
+    def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:
+        return flow.start(game, now)
+
+    def act(self, game: Game, action: Action, now: float) -> Accepted[Game] | Rejected:
+        seat = game.seat(action.by or "")
+        if isinstance(action, Choose):
+            return inputs.choose(game, action, seat)
+        if isinstance(action, Vote):
+            return inputs.vote(game, action, seat)
+        raise TypeError(f"not a Station action: {action!r}")
+
+    def end_phase(self, game: Game, now: float) -> Accepted[Game]:
+        return flow.end_phase(game, now)
+
+    def awaiting(self, game: Game) -> tuple[int, ...]:
+        return inputs.awaiting(game)
+
+    def expected(self, game: Game) -> tuple[int, ...]:
+        return inputs.expected(game)
+
+    def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:
+        return inputs.legal(game, player)
+
+    def public_view(self, game: Game) -> dict[str, Any]:
+        return views.public_view(game)
+
+    def player_view(self, game: Game, player: str) -> dict[str, Any]:
+        return views.player_view(game, player)
+
+    def host_view(self, game: Game) -> dict[str, Any]:
+        return views.host_view(game)
+
+    def record(self, game: Game) -> dict[str, Any]:
+        return views.record(game)
+
+    def parse_step(self, step: Mapping[str, Any]) -> Action | None:
+        do = step.get("do")
+        by = step.get("as")
+        phase = step.get("phase")
+        if do == Choose.kind:
+            plan, job, partner = step.get("plan"), step.get("job"), step.get("partner")
+            secret = step.get("secret")
+            secrets = set(secret) if isinstance(secret, list) else {secret} - {None}
+            if not isinstance(plan, int) or isinstance(plan, bool) or not isinstance(job, str):
+                raise StepError("a choice needs a plan number and a job")
+            if partner is not None and not isinstance(partner, str):
+                raise StepError("a partner is a player id")
+            if not secrets <= {"sabotage", "trap"}:
+                raise StepError("the secret action is sabotage or trap")
+            return Choose(by, phase, plan, job, partner, "sabotage" in secrets, "trap" in secrets)
+        if do == Vote.kind:
+            target = step.get("for")
+            if target is not None and not isinstance(target, str):
+                raise StepError("a vote is for a player id or null")
+            return Vote(by, phase, target)
+        return None
+
+    def step_of(self, action: Action) -> dict[str, Any] | None:
+        if isinstance(action, Choose):
+            step: dict[str, Any] = {"as": action.by, "do": "choose", "plan": action.plan,
+                                    "job": action.job}
+            if action.partner is not None:
+                step["partner"] = action.partner
+            if action.sabotage and action.trap:
+                step["secret"] = ["sabotage", "trap"]
+            elif action.sabotage or action.trap:
+                step["secret"] = "sabotage" if action.sabotage else "trap"
+            return step
+        if isinstance(action, Vote):
+            return {"as": action.by, "do": "vote", "for": action.target}
+        return None
+
+
+STATION = StationRules()
+
+__all__ = ["STATION", "Choose", "StationRules", "StepError", "Vote"]

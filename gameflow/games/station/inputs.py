@@ -1,0 +1,187 @@
+"""Station's player inputs: the mission choice and the vote, and their legal values.
+
+`legal()` lists the allowed values; `choose()` and `vote()` accept exactly those
+values and, for anything else, say precisely why not. Both read the same helper
+functions (`jobs_for`, `secrets_for`, `vote_targets`), so the keyboards and menus
+drawn from `legal()` can never offer what would be refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from gameflow.core.actions import Action
+from gameflow.core.events import Event, Kind, tell
+from gameflow.core.legal import ActionSpec, Field, Value
+from gameflow.core.result import Accepted, Rejected, reject
+from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg
+from gameflow.games.station.state import (
+    GUARD,
+    JOBS,
+    MISSION,
+    NOBODY,
+    OUTSIDE,
+    SABOTAGE,
+    TRAP,
+    VOTE,
+    Choice,
+    Station,
+)
+from gameflow.games.station.texts import JOB_NAMES
+
+
+@dataclass(frozen=True, slots=True)
+class Choose(Action):
+    """«Send valget»: plan (1–3), job, optional partner, optional secret action."""
+
+    kind: ClassVar[str] = "choose"
+    plan: int = 0
+    job: str = ""
+    partner: str | None = None
+    sabotage: bool = False
+    trap: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Vote(Action):
+    """«Send stemmen»: another active player, or None for «Ingen»."""
+
+    kind: ClassVar[str] = "vote"
+    target: str | None = None
+
+
+def jobs_for(st: Station, seat: int, round_: int) -> tuple[str, ...]:
+    """An injured player may hold radio or guard, not outside, in their injured round."""
+    if st.injured == seat and st.injured_round == round_:
+        return tuple(j for j in JOBS if j != OUTSIDE)
+    return JOBS
+
+
+def secrets_for(st: Station, seat: int) -> tuple[str | None, ...]:
+    if not st.infiltrator[seat]:
+        return (None,)
+    if st.trap is not None and st.trap.by == seat:
+        return (None, SABOTAGE, TRAP)
+    return (None, SABOTAGE)
+
+
+def vote_targets(game: Game, st: Station, seat: int) -> tuple[str | None, ...]:
+    r = game.phase.round
+    others = tuple(p for s, p in enumerate(game.players) if s != seat and st.active(s, r))
+    return (*others, None)
+
+
+def _inactive(st: Station, seat: int) -> Rejected:
+    if st.dead[seat]:
+        return reject("dead", N_("You are dead: you follow the rest of the game in silence."))
+    return reject("sitting_out", N_("You sit out this round."))
+
+
+def choose(game: Game, a: Choose, seat: int) -> Accepted[Game] | Rejected:
+    st: Station = game.rules
+    r = game.phase.round
+    if game.phase.name != MISSION:
+        return reject("wrong_phase", N_("Choices are made in the mission phase."))
+    if not st.active(seat, r):
+        return _inactive(st, seat)
+    if st.choices[seat] is not None:
+        return reject("locked", N_("You have already sent your choice."))
+    if not 1 <= a.plan <= len(st.plans):
+        return reject("bad_plan", N_("Choose plan 1, 2 or 3."))
+    if a.job not in JOBS:
+        return reject("bad_job", N_("Choose the job outside, radio or guard."))
+    if a.job not in jobs_for(st, seat, r):
+        return reject("injured", N_("You are injured this round: choose radio or guard."))
+    partner = NOBODY
+    if a.partner is not None:
+        partner = game.seat(a.partner)
+        if partner < 0 or partner == seat:
+            return reject("bad_partner", N_("Your partner must be another player of this game."))
+    if a.sabotage and a.trap:
+        return reject("both_secrets", N_("You can't sabotage and set the trap in the same round."))
+    secrets = secrets_for(st, seat)
+    if (a.sabotage or a.trap) and not st.infiltrator[seat]:
+        return reject("not_infiltrator", N_("Only infiltrators have secret actions."))
+    if a.trap and TRAP not in secrets:
+        return reject("no_trap_card", N_("You have no trap card this round."))
+    choice = Choice(a.plan - 1, a.job, partner, a.sabotage, a.trap)
+    choices = (*st.choices[:seat], choice, *st.choices[seat + 1 :])
+    new = game._replace(rules=st._replace(choices=choices))
+    return Accepted(new, (tell(game.players[seat], _locked_text(game, choice), game.phase.seq,
+                               secret=True), Event(Kind.CHANGED, phase=game.phase.seq)))
+
+
+def _locked_text(game: Game, c: Choice) -> Msg:
+    partner = game.names[c.partner] if c.partner != NOBODY else Msg(N_("no partner"))
+    secret = Msg(N_("sabotage")) if c.sabotage else Msg(N_("trap")) if c.trap else Msg(N_("none"))
+    return msg(N_("Choice locked: plan {plan}, {job}, partner {partner}, secret action {secret}."),
+               plan=c.plan + 1, job=Msg(JOB_NAMES[c.job]), partner=partner, secret=secret)
+
+
+def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
+    st: Station = game.rules
+    r = game.phase.round
+    if game.phase.name != VOTE:
+        return reject("wrong_phase", N_("Votes are cast in the vote phase."))
+    if not st.active(seat, r):
+        return _inactive(st, seat)
+    if st.votes[seat] is not None:
+        return reject("locked", N_("You have already voted."))
+    target = NOBODY
+    if a.target is not None:
+        target = game.seat(a.target)
+        if target == seat:
+            return reject("self_vote", N_("You can't vote for yourself."))
+        if target < 0 or not st.active(target, r):
+            return reject("bad_target", N_("Vote for another active player, or for nobody."))
+    votes = (*st.votes[:seat], target, *st.votes[seat + 1 :])
+    new = game._replace(rules=st._replace(votes=votes))
+    chosen = game.names[target] if target != NOBODY else Msg(N_("Nobody"))
+    return Accepted(new, (tell(game.players[seat], msg(N_("Vote locked: {choice}."), choice=chosen),
+                               game.phase.seq), Event(Kind.CHANGED, phase=game.phase.seq)))
+
+
+def awaiting(game: Game) -> tuple[int, ...]:
+    st: Station = game.rules
+    name = game.phase.name
+    if name == MISSION:
+        pending = st.choices
+    elif name == VOTE:
+        pending = st.votes
+    else:
+        return ()
+    r = game.phase.round
+    return tuple(s for s, v in enumerate(pending) if v is None and st.active(s, r))
+
+
+def expected(game: Game) -> tuple[int, ...]:
+    st: Station = game.rules
+    if game.phase.name not in (MISSION, VOTE):
+        return ()
+    r = game.phase.round
+    return tuple(s for s in range(len(game.players)) if st.active(s, r))
+
+
+def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
+    st: Station = game.rules
+    seat = game.seat(player)
+    r = game.phase.round
+    seq = game.phase.seq
+    if seat < 0 or not st.active(seat, r):
+        return ()
+    if game.phase.name == MISSION and st.choices[seat] is None:
+        others: tuple[Value, ...] = tuple(p for s, p in enumerate(game.players) if s != seat)
+        return (ActionSpec(Choose.kind, seq, (
+            Field("plan", tuple(range(1, len(st.plans) + 1))),
+            Field("job", jobs_for(st, seat, r)),
+            Field("partner", (*others, None)),
+            Field("secret", secrets_for(st, seat)),
+        )),)
+    if game.phase.name == VOTE and st.votes[seat] is None:
+        return (ActionSpec(Vote.kind, seq, (Field("for", vote_targets(game, st, seat)),)),)
+    return ()
+
+
+__all__ = ["GUARD", "Choose", "Vote", "awaiting", "choose", "expected", "legal", "vote"]

@@ -1,0 +1,42 @@
+"""Station's flavour lists: professions and mission titles (translatable)."""
+
+from __future__ import annotations
+
+from gameflow.core.text import N_
+
+PROFESSIONS: tuple[str, ...] = (
+    N_("engineer"),
+    N_("medic"),
+    N_("radio operator"),
+    N_("geologist"),
+    N_("cook"),
+    N_("pilot"),
+    N_("meteorologist"),
+    N_("electrician"),
+    N_("diver"),
+    N_("biologist"),
+    N_("mechanic"),
+    N_("navigator"),
+    N_("glaciologist"),
+    N_("photographer"),
+    N_("quartermaster"),
+)
+
+MISSIONS: tuple[str, ...] = (
+    N_("Repair the antenna mast"),
+    N_("Restart the generator"),
+    N_("Recover the weather buoy"),
+    N_("Seal the leaking fuel tank"),
+    N_("Fetch the drill cores"),
+    N_("Reconnect the satellite link"),
+    N_("Clear the runway of ice"),
+    N_("Rescue the lost sled team"),
+    N_("Replace the heat exchanger"),
+    N_("Recalibrate the seismograph"),
+)
+
+JOB_NAMES: dict[str, str] = {
+    "outside": N_("outside"),
+    "radio": N_("radio"),
+    "guard": N_("guard"),
+}

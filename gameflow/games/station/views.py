@@ -1,0 +1,150 @@
+"""Station's views: pure functions of (game, viewer).
+
+The public view (TV, group chats) shows the table: plans without their hidden
+guard counts until the result, how many are ready (not who), the result without
+saboteur counts, everyone's plan/job/partner after the mission, and teams and
+secret actions only once the game is over. A player's view adds exactly their
+own secrets; the host's view adds who is still to act and nothing secret.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gameflow.core.legal import ActionSpec
+from gameflow.core.state import Game
+from gameflow.games.station.inputs import awaiting, expected, legal
+from gameflow.games.station.state import DISCUSSION, NOBODY, VOTE, Choice, RoundRecord, Station
+
+
+def _id(game: Game, seat: int) -> str | None:
+    return None if seat == NOBODY else game.players[seat]
+
+
+def _choice(game: Game, seat: int, c: Choice, secret: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "player": game.players[seat],
+        "plan": c.plan + 1,
+        "job": c.job,
+        "partner": _id(game, c.partner),
+    }
+    if secret:
+        out["secret"] = "sabotage" if c.sabotage else "trap" if c.trap else None
+    return out
+
+
+def _round(game: Game, rec: RoundRecord, reveal: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "round": rec.round,
+        "plan": rec.plan + 1,
+        "success": rec.success,
+        "parts": rec.parts,
+        "damage": rec.damage,
+        "out": _id(game, rec.out),
+        "checked": _id(game, rec.checked),
+        "hit": None if rec.hit is None else {"player": game.players[rec.hit.seat],
+                                             "effect": rec.hit.effect},
+    }
+    if game.option("open_votes", True) or reveal:
+        out["votes"] = {game.players[s]: _id(game, v) for s, v in enumerate(rec.votes) if v is not None}
+    if reveal:
+        out["choices"] = [_choice(game, s, c, True) for s, c in enumerate(rec.choices) if c is not None]
+        out["trap"] = None if rec.trap is None else {
+            "by": game.players[rec.trap.by], "victim": game.players[rec.trap.victim],
+            "job": rec.trap.job}
+    return out
+
+
+def public_view(game: Game) -> dict[str, Any]:
+    st: Station = game.rules
+    r = game.phase.round
+    cfg = st.config
+    after_mission = game.phase.name in (DISCUSSION, VOTE)
+    plans = []
+    for i, p in enumerate(st.plans):
+        plan: dict[str, Any] = {"plan": i + 1, "reward": p.reward, "outside": p.outside, "radio": p.radio}
+        if after_mission or game.over:
+            plan["guards"] = p.guards
+        plans.append(plan)
+    players = []
+    for s, pid in enumerate(game.players):
+        status = "dead" if st.dead[s] else "sitting_out" if not st.active(s, r) else "active"
+        players.append({"id": pid, "name": game.names[s], "profession": st.professions[s],
+                        "status": status, "injured": st.injured == s and st.injured_round == r})
+    view: dict[str, Any] = {
+        "rounds": cfg.rounds,
+        "target": cfg.target,
+        "limit": cfg.limit,
+        "parts": st.parts,
+        "damage": st.damage,
+        "mission": st.missions[(max(r, 1) - 1) % len(st.missions)],
+        "plans": plans,
+        "table": players,
+        "last_round": r == cfg.rounds,
+        "history": [_round(game, rec, game.over) for rec in st.history],
+    }
+    want = expected(game)
+    if want:
+        view["ready"] = len(want) - len(awaiting(game))
+        view["active"] = len(want)
+    o = st.outcome
+    if after_mission and o is not None:
+        view["result"] = {
+            "plan": o.plan + 1, "success": o.success, "outside": o.outside,
+            "outside_needed": o.outside_needed, "radio": o.radio, "radio_needed": o.radio_needed,
+            "guards_ok": o.guards_ok,
+        }
+        view["choices"] = [_choice(game, s, c, False) for s, c in enumerate(st.choices) if c is not None]
+    if game.over:
+        view["teams"] = {pid: ("infiltrator" if st.infiltrator[s] else "loyal")
+                         for s, pid in enumerate(game.players)}
+    return {"station": view}
+
+
+def player_view(game: Game, player: str) -> dict[str, Any]:
+    view = public_view(game)
+    st: Station = game.rules
+    s = game.seat(player)
+    r = game.phase.round
+    me: dict[str, Any] = {
+        "role": "infiltrator" if st.infiltrator[s] else "loyal",
+        "profession": st.professions[s],
+        "active": st.active(s, r),
+    }
+    if st.infiltrator[s]:
+        me["infiltrators"] = [p for i, p in enumerate(game.players) if st.infiltrator[i]]
+    if game.running and st.active(s, r) and st.cards and st.cards[s] != NOBODY:
+        card = st.cards[s]
+        me["card"] = {"plan": card + 1, "guards": st.plans[card].guards}
+    if game.running and st.trap is not None and st.trap.by == s and st.active(s, r):
+        me["trap"] = {"victim": game.players[st.trap.victim], "job": st.trap.job}
+    if st.choices and st.choices[s] is not None:
+        me["choice"] = _choice(game, s, st.choices[s], True)
+    if st.votes and st.votes[s] is not None:
+        me["vote"] = _id(game, st.votes[s])
+    me["legal"] = [spec_json(spec) for spec in legal(game, player)] if game.running else []
+    view["you"] = me
+    return view
+
+
+def host_view(game: Game) -> dict[str, Any]:
+    view = public_view(game)
+    view["waiting"] = [game.players[s] for s in awaiting(game)] if game.running else []
+    return view
+
+
+def spec_json(spec: ActionSpec) -> dict[str, Any]:
+    return {"kind": spec.kind, "phase": spec.phase,
+            "fields": {f.name: list(f.options) for f in spec.fields}}
+
+
+def record(game: Game) -> dict[str, Any]:
+    st: Station = game.rules
+    if st is None:
+        return {"parts": 0, "damage": 0, "rounds": []}
+    return {
+        "parts": st.parts,
+        "damage": st.damage,
+        "rounds": [{k: v for k, v in _round(game, rec, False).items() if k != "votes"}
+                   for rec in st.history],
+    }

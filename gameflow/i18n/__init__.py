@@ -1,0 +1,61 @@
+"""Rendering translatable messages in nb, sr and en.
+
+The catalogs are gettext `.po` files under `locales/<lang>/LC_MESSAGES/muldvarp.po`,
+maintained with Babel (`pybabel extract -k N_`, see docs/translating.md). They are
+compiled in memory on first use, so the package ships plain text and no build
+step is needed. Rendering is pure apart from reading the package's own catalogs.
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+from functools import cache
+from importlib import resources
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+from gameflow.core.text import Msg, Param
+
+LANGUAGES = ("nb", "sr", "en")
+DOMAIN = "muldvarp"
+
+
+@cache
+def catalog(lang: str) -> gettext.NullTranslations:
+    """The compiled catalog of `lang` (English falls back to the msgids)."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}")
+    path = resources.files(__package__).joinpath(f"locales/{lang}/LC_MESSAGES/{DOMAIN}.po")
+    if not path.is_file():
+        return gettext.NullTranslations()
+    with path.open("rb") as f:
+        po = read_po(f, locale=lang)
+    buf = io.BytesIO()
+    write_mo(buf, po)
+    buf.seek(0)
+    return gettext.GNUTranslations(buf)
+
+
+def render(message: Msg | str, lang: str) -> str:
+    """`message` in `lang`, with its parameters translated and filled in."""
+    if isinstance(message, str):
+        return catalog(lang).gettext(message) if message else message
+    cat = catalog(lang)
+    if message.plural is not None:
+        template = cat.ngettext(message.msgid, message.plural, message.n)
+    else:
+        template = cat.gettext(message.msgid)
+    if not message.params:
+        return template
+    values = {key: _value(value, lang) for key, value in message.params}
+    return template.format(**values)
+
+
+def _value(value: Param, lang: str) -> str | int:
+    if isinstance(value, Msg):
+        return render(value, lang)
+    if isinstance(value, tuple):
+        return ", ".join(str(_value(v, lang)) for v in value)
+    return value
