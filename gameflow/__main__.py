@@ -10,8 +10,10 @@ from gameflow.replay import ScriptError, replay_text
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or args[0] != "replay":
-        print("usage: python -m gameflow replay FILE   (FILE may be - for standard input)",
-              file=sys.stderr)
+        print(
+            "usage: python -m gameflow replay FILE   (FILE may be - for standard input)",
+            file=sys.stderr,
+        )
         return 2
     path = args[1]
     try:

@@ -73,9 +73,15 @@ def setup_game(script: Mapping[str, Any], *, auto_advance: bool = False) -> tupl
     options = dict(script.get("options") or {})
     options["auto_advance"] = auto_advance
     try:
-        game = new_game(kind, str(script.get("id", "replay")), HOST, script.get("seed", 0),
-                        lang=str(script.get("lang", "en")), options=options,
-                        setup=script.get("setup") or {})
+        game = new_game(
+            kind,
+            str(script.get("id", "replay")),
+            HOST,
+            script.get("seed", 0),
+            lang=str(script.get("lang", "en")),
+            options=options,
+            setup=script.get("setup") or {},
+        )
     except (KeyError, ValueError) as exc:
         raise ScriptError(str(exc)) from exc
     now = EPOCH

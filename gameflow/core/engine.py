@@ -18,7 +18,7 @@ from gameflow.core.events import Event, Kind, announce, to_host
 from gameflow.core.legal import ActionSpec, Field
 from gameflow.core.phases import over
 from gameflow.core.result import Accepted, Rejected, reject
-from gameflow.core.rules import Rules, rules_for
+from gameflow.core.rules import rules_for
 from gameflow.core.state import HOST_VIEW, LOBBY, Game, Phase, seed_digest
 from gameflow.core.text import N_, msg
 
@@ -60,10 +60,7 @@ def new_game(
 def apply(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
     """Apply `action` at time `now`. A rejection changes nothing."""
     handler = _CORE.get(type(action))
-    if handler is not None:
-        result = handler(game, action, now)
-    else:
-        result = _game_action(game, action, now)
+    result = handler(game, action, now) if handler is not None else _game_action(game, action, now)
     if isinstance(result, Rejected):
         return result
     new = result.state
@@ -221,9 +218,13 @@ def _set_option(game: Game, action: A.Action, now: float) -> Accepted[Game] | Re
     if want is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-        return reject("bad_value", N_("That value doesn't fit the setting {name}."), name=action.name)
+        return reject(
+            "bad_value", N_("That value doesn't fit the setting {name}."), name=action.name
+        )
     if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
-        return reject("bad_value", N_("That value doesn't fit the setting {name}."), name=action.name)
+        return reject(
+            "bad_value", N_("That value doesn't fit the setting {name}."), name=action.name
+        )
     opts = dict(game.options)
     opts[action.name] = value
     return Accepted(game._replace(options=tuple(sorted(opts.items()))), (Event(Kind.CHANGED),))
@@ -372,4 +373,4 @@ _CORE = {
 }
 
 
-__all__ = ["apply", "legal", "new_game", "view", "Phase"]
+__all__ = ["Phase", "apply", "legal", "new_game", "view"]

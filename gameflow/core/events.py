@@ -9,12 +9,12 @@ person it was addressed to.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from gameflow.core.text import Msg
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     """What an event asks of the adapters."""
 
     ANNOUNCE = "announce"  # public: TV page and group chats

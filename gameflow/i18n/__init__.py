@@ -1,9 +1,11 @@
 """Rendering translatable messages in nb, sr and en.
 
-The catalogs are gettext `.po` files under `locales/<lang>/LC_MESSAGES/muldvarp.po`,
-maintained with Babel (`pybabel extract -k N_`, see docs/translating.md). They are
-compiled in memory on first use, so the package ships plain text and no build
-step is needed. Rendering is pure apart from reading the package's own catalogs.
+The catalogs are gettext `.po` files, one per domain (`core`, and one per game),
+under `locales/<lang>/LC_MESSAGES/<domain>.po`, maintained with Babel
+(`pybabel extract -k N_`, see docs/translating.md). One file per domain lets each
+game keep its own texts. They are compiled in memory on first use, so the package
+ships plain text and needs no build step. Rendering is pure apart from reading the
+package's own catalogs.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from babel.messages.pofile import read_po
 from gameflow.core.text import Msg, Param
 
 LANGUAGES = ("nb", "sr", "en")
-DOMAIN = "muldvarp"
+DOMAINS = ("core", "station", "resistance", "traitors", "chat")
 
 
 @cache
@@ -27,15 +29,21 @@ def catalog(lang: str) -> gettext.NullTranslations:
     """The compiled catalog of `lang` (English falls back to the msgids)."""
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}")
-    path = resources.files(__package__).joinpath(f"locales/{lang}/LC_MESSAGES/{DOMAIN}.po")
-    if not path.is_file():
-        return gettext.NullTranslations()
-    with path.open("rb") as f:
-        po = read_po(f, locale=lang)
-    buf = io.BytesIO()
-    write_mo(buf, po)
-    buf.seek(0)
-    return gettext.GNUTranslations(buf)
+    chain: gettext.NullTranslations = gettext.NullTranslations()
+    folder = resources.files(__package__).joinpath(f"locales/{lang}/LC_MESSAGES")
+    for domain in reversed(DOMAINS):
+        path = folder.joinpath(f"{domain}.po")
+        if not path.is_file():
+            continue
+        with path.open("rb") as f:
+            po = read_po(f, locale=lang)
+        buf = io.BytesIO()
+        write_mo(buf, po)
+        buf.seek(0)
+        translations = gettext.GNUTranslations(buf)
+        translations.add_fallback(chain)
+        chain = translations
+    return chain
 
 
 def render(message: Msg | str, lang: str) -> str:

@@ -97,8 +97,12 @@ class StationRules:
 
     def step_of(self, action: Action) -> dict[str, Any] | None:
         if isinstance(action, Choose):
-            step: dict[str, Any] = {"as": action.by, "do": "choose", "plan": action.plan,
-                                    "job": action.job}
+            step: dict[str, Any] = {
+                "as": action.by,
+                "do": "choose",
+                "plan": action.plan,
+                "job": action.job,
+            }
             if action.partner is not None:
                 step["partner"] = action.partner
             if action.sabotage and action.trap:

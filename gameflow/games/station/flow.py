@@ -91,16 +91,30 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
     )
     game = game._replace(rules=st, missed=(0,) * n)
     seq = game.phase.seq + 1
-    events: list[Event] = [announce(msg(N_("The game has started: {count} players, {rounds} rounds, "
-                                            "target {target} parts, the station breaks at {limit} damage."),
-                                        count=n, rounds=config.rounds, target=config.target,
-                                        limit=config.limit), seq)]
+    events: list[Event] = [
+        announce(
+            msg(
+                N_(
+                    "The game has started: {count} players, {rounds} rounds, "
+                    "target {target} parts, the station breaks at {limit} damage."
+                ),
+                count=n,
+                rounds=config.rounds,
+                target=config.target,
+                limit=config.limit,
+            ),
+            seq,
+        )
+    ]
     mates = tuple(game.names[i] for i in range(n) if infiltrator[i])
     for i, player in enumerate(game.players):
         job = st.professions[i]
         if infiltrator[i]:
-            text = msg(N_("You are an INFILTRATOR ({profession}). The infiltrators are: {names}."),
-                       profession=Msg(job), names=mates)
+            text = msg(
+                N_("You are an INFILTRATOR ({profession}). The infiltrators are: {names}."),
+                profession=Msg(job),
+                names=mates,
+            )
         else:
             text = msg(N_("You are LOYAL crew ({profession})."), profession=Msg(job))
         events.append(tell(player, text, seq, secret=True))
@@ -128,24 +142,59 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
     else:
         trap = _draw_trap(game, st, r, active)
     st = st._replace(
-        plans=plans, cards=tuple(cards), trap=trap, choices=(None,) * n, votes=(None,) * n,
-        outcome=None, before=(st.parts, st.damage),
+        plans=plans,
+        cards=tuple(cards),
+        trap=trap,
+        choices=(None,) * n,
+        votes=(None,) * n,
+        outcome=None,
+        before=(st.parts, st.damage),
     )
     phase, timers = enter(game, MISSION, r, st.config.mission_seconds, now)
     seq = phase.seq
     title = Msg(st.missions[(r - 1) % len(st.missions)])
-    events.append(announce(msg(N_("Round {round} of {rounds}: {mission}."), round=r,
-                               rounds=st.config.rounds, mission=title), seq))
+    events.append(
+        announce(
+            msg(
+                N_("Round {round} of {rounds}: {mission}."),
+                round=r,
+                rounds=st.config.rounds,
+                mission=title,
+            ),
+            seq,
+        )
+    )
     for s in active:
         player = game.players[s]
         p = cards[s]
-        events.append(tell(player, msg(N_("Your card: plan {plan} needs {guards} guards."),
-                                       plan=p + 1, guards=plans[p].guards), seq, secret=True))
+        events.append(
+            tell(
+                player,
+                msg(
+                    N_("Your card: plan {plan} needs {guards} guards."),
+                    plan=p + 1,
+                    guards=plans[p].guards,
+                ),
+                seq,
+                secret=True,
+            )
+        )
         if trap is not None and trap.by == s:
-            events.append(tell(player, msg(
-                N_("Trap card: {victim} is caught if you guard the winning plan with them as your "
-                   "partner, they name you and take the {job} job on the same plan."),
-                victim=game.names[trap.victim], job=Msg(JOB_NAMES[trap.job])), seq, secret=True))
+            events.append(
+                tell(
+                    player,
+                    msg(
+                        N_(
+                            "Trap card: {victim} is caught if you guard the winning plan with them as your "
+                            "partner, they name you and take the {job} job on the same plan."
+                        ),
+                        victim=game.names[trap.victim],
+                        job=Msg(JOB_NAMES[trap.job]),
+                    ),
+                    seq,
+                    secret=True,
+                )
+            )
         events.append(prompt(player, seq))
     events.extend(timers)
     events.append(Event(Kind.CHANGED, phase=seq))
@@ -194,20 +243,38 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
     phase, timers = enter(game, DISCUSSION, game.phase.round, st.config.discussion_seconds, now)
     seq = phase.seq
     if outcome.success:
-        text = msg(N_("Plan {plan} succeeded: {parts} of {target} parts sent, damage {damage} of {limit}."),
-                   plan=outcome.plan + 1, parts=parts, target=st.config.target, damage=damage,
-                   limit=st.config.limit)
+        text = msg(
+            N_(
+                "Plan {plan} succeeded: {parts} of {target} parts sent, damage {damage} of {limit}."
+            ),
+            plan=outcome.plan + 1,
+            parts=parts,
+            target=st.config.target,
+            damage=damage,
+            limit=st.config.limit,
+        )
     else:
-        text = msg(N_("Plan {plan} failed (outside {outside}/{outside_needed}, radio {radio}/{radio_needed}, "
-                      "guards {guards}): {parts} of {target} parts sent, damage {damage} of {limit}."),
-                   plan=outcome.plan + 1, outside=outcome.outside,
-                   outside_needed=outcome.outside_needed, radio=outcome.radio,
-                   radio_needed=outcome.radio_needed,
-                   guards=Msg(N_("enough") if outcome.guards_ok else N_("too few")),
-                   parts=parts, target=st.config.target, damage=damage, limit=st.config.limit)
+        text = msg(
+            N_(
+                "Plan {plan} failed (outside {outside}/{outside_needed}, radio {radio}/{radio_needed}, "
+                "guards {guards}): {parts} of {target} parts sent, damage {damage} of {limit}."
+            ),
+            plan=outcome.plan + 1,
+            outside=outcome.outside,
+            outside_needed=outcome.outside_needed,
+            radio=outcome.radio,
+            radio_needed=outcome.radio_needed,
+            guards=Msg(N_("enough") if outcome.guards_ok else N_("too few")),
+            parts=parts,
+            target=st.config.target,
+            damage=damage,
+            limit=st.config.limit,
+        )
     events = [announce(text, seq)]
     if damage >= st.config.limit:
-        events.append(announce(msg(N_("The station is destroyed. The game ends after the vote.")), seq))
+        events.append(
+            announce(msg(N_("The station is destroyed. The game ends after the vote.")), seq)
+        )
     events.extend(timers)
     events.append(Event(Kind.CHANGED, phase=seq))
     return Accepted(game._replace(rules=st, phase=phase), tuple(events))
@@ -219,8 +286,11 @@ def _open_vote(game: Game, now: float) -> Accepted[Game]:
     phase, timers = enter(game, VOTE, r, st.config.vote_seconds, now)
     seq = phase.seq
     last = r == st.config.rounds
-    text = (msg(N_("Last vote: choose one player to check.")) if last
-            else msg(N_("Vote: who sits out the next round?")))
+    text = (
+        msg(N_("Last vote: choose one player to check."))
+        if last
+        else msg(N_("Vote: who sits out the next round?"))
+    )
     events: list[Event] = [announce(text, seq)]
     events.extend(prompt(game.players[s], seq) for s in range(len(game.players)) if st.active(s, r))
     events.extend(timers)
@@ -259,18 +329,38 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
             outcome = resolve(st.plans, st.choices, st.trap, checked)
             parts, damage = _score(st.before, outcome, st.plans)
             st = st._replace(outcome=outcome, parts=parts, damage=damage)
-            events.append(announce(msg(N_("{name} was checked. The result is recomputed: {parts} parts, "
-                                          "damage {damage}."), name=game.names[checked],
-                                       parts=parts, damage=damage), seq))
+            events.append(
+                announce(
+                    msg(
+                        N_(
+                            "{name} was checked. The result is recomputed: {parts} parts, "
+                            "damage {damage}."
+                        ),
+                        name=game.names[checked],
+                        parts=parts,
+                        damage=damage,
+                    ),
+                    seq,
+                )
+            )
         else:
             events.append(announce(msg(N_("Nobody was checked.")), seq))
     elif winner != NOBODY:
         out = winner
         st = st._replace(out=out, out_round=r + 1)
-        events.append(announce(msg(N_("{name} is voted out and sits out the next round."),
-                                   name=game.names[out]), seq))
-        events.append(tell(game.players[out], msg(
-            N_("You sit out the next round: no actions, no vote, no private information.")), seq))
+        events.append(
+            announce(
+                msg(N_("{name} is voted out and sits out the next round."), name=game.names[out]),
+                seq,
+            )
+        )
+        events.append(
+            tell(
+                game.players[out],
+                msg(N_("You sit out the next round: no actions, no vote, no private information.")),
+                seq,
+            )
+        )
     else:
         events.append(announce(msg(N_("Nobody is voted out.")), seq))
     hit: Hit | None = None
@@ -278,20 +368,44 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
         st, hit = _apply_hit(st, st.trap.victim, r)
         if hit is not None:
             name = game.names[hit.seat]
-            text = (msg(N_("{name} walked into a trap and is injured: no outside job next round."), name=name)
-                    if hit.effect == "injured" else msg(N_("{name} walked into a trap and is dead."), name=name))
+            text = (
+                msg(
+                    N_("{name} walked into a trap and is injured: no outside job next round."),
+                    name=name,
+                )
+                if hit.effect == "injured"
+                else msg(N_("{name} walked into a trap and is dead."), name=name)
+            )
             events.append(announce(text, seq))
-    record = RoundRecord(r, outcome.plan, outcome.success, st.parts, st.damage, out, checked, hit,
-                         st.plans, st.choices, st.votes, outcome, st.trap)
+    record = RoundRecord(
+        r,
+        outcome.plan,
+        outcome.success,
+        st.parts,
+        st.damage,
+        out,
+        checked,
+        hit,
+        st.plans,
+        st.choices,
+        st.votes,
+        outcome,
+        st.trap,
+    )
     st = st._replace(history=(*st.history, record))
     game = game._replace(rules=st)
     if st.damage >= cfg.limit or last:
         won = LOYAL if (st.damage < cfg.limit and st.parts >= cfg.target) else INFILTRATORS
         ended = game._replace(phase=over(game, now), winner=won)
-        text = (msg(N_("The loyal crew wins with {parts} parts sent!"), parts=st.parts) if won == LOYAL
-                else msg(N_("The infiltrators win!")))
+        text = (
+            msg(N_("The loyal crew wins with {parts} parts sent!"), parts=st.parts)
+            if won == LOYAL
+            else msg(N_("The infiltrators win!"))
+        )
         events.append(announce(text, ended.phase.seq))
-        events.extend((Event(Kind.OVER, phase=ended.phase.seq), Event(Kind.CHANGED, phase=ended.phase.seq)))
+        events.extend(
+            (Event(Kind.OVER, phase=ended.phase.seq), Event(Kind.CHANGED, phase=ended.phase.seq))
+        )
         return Accepted(ended, tuple(events))
     return start_round(game, r + 1, now, events)
 
@@ -299,9 +413,11 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
 def _apply_hit(st: Station, victim: int, r: int) -> tuple[Station, Hit | None]:
     cfg = st.config
     if cfg.injury_first and not st.injury_used:
-        return st._replace(injured=victim, injured_round=r + 1, injury_used=True), Hit(victim, "injured")
+        return st._replace(injured=victim, injured_round=r + 1, injury_used=True), Hit(
+            victim, "injured"
+        )
     if st.deaths < cfg.death_cap and not st.dead[victim]:
-        dead = (*st.dead[:victim], True, *st.dead[victim + 1:])
+        dead = (*st.dead[:victim], True, *st.dead[victim + 1 :])
         return st._replace(dead=dead, deaths=st.deaths + 1), Hit(victim, "killed")
     return st, None
 

@@ -109,15 +109,25 @@ def choose(game: Game, a: Choose, seat: int) -> Accepted[Game] | Rejected:
     choice = Choice(a.plan - 1, a.job, partner, a.sabotage, a.trap)
     choices = (*st.choices[:seat], choice, *st.choices[seat + 1 :])
     new = game._replace(rules=st._replace(choices=choices))
-    return Accepted(new, (tell(game.players[seat], _locked_text(game, choice), game.phase.seq,
-                               secret=True), Event(Kind.CHANGED, phase=game.phase.seq)))
+    return Accepted(
+        new,
+        (
+            tell(game.players[seat], _locked_text(game, choice), game.phase.seq, secret=True),
+            Event(Kind.CHANGED, phase=game.phase.seq),
+        ),
+    )
 
 
 def _locked_text(game: Game, c: Choice) -> Msg:
     partner = game.names[c.partner] if c.partner != NOBODY else Msg(N_("no partner"))
     secret = Msg(N_("sabotage")) if c.sabotage else Msg(N_("trap")) if c.trap else Msg(N_("none"))
-    return msg(N_("Choice locked: plan {plan}, {job}, partner {partner}, secret action {secret}."),
-               plan=c.plan + 1, job=Msg(JOB_NAMES[c.job]), partner=partner, secret=secret)
+    return msg(
+        N_("Choice locked: plan {plan}, {job}, partner {partner}, secret action {secret}."),
+        plan=c.plan + 1,
+        job=Msg(JOB_NAMES[c.job]),
+        partner=partner,
+        secret=secret,
+    )
 
 
 def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
@@ -139,21 +149,26 @@ def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
     votes = (*st.votes[:seat], target, *st.votes[seat + 1 :])
     new = game._replace(rules=st._replace(votes=votes))
     chosen = game.names[target] if target != NOBODY else Msg(N_("Nobody"))
-    return Accepted(new, (tell(game.players[seat], msg(N_("Vote locked: {choice}."), choice=chosen),
-                               game.phase.seq), Event(Kind.CHANGED, phase=game.phase.seq)))
+    return Accepted(
+        new,
+        (
+            tell(
+                game.players[seat], msg(N_("Vote locked: {choice}."), choice=chosen), game.phase.seq
+            ),
+            Event(Kind.CHANGED, phase=game.phase.seq),
+        ),
+    )
 
 
 def awaiting(game: Game) -> tuple[int, ...]:
     st: Station = game.rules
     name = game.phase.name
-    if name == MISSION:
-        pending = st.choices
-    elif name == VOTE:
-        pending = st.votes
-    else:
-        return ()
     r = game.phase.round
-    return tuple(s for s, v in enumerate(pending) if v is None and st.active(s, r))
+    if name == MISSION:
+        return tuple(s for s, c in enumerate(st.choices) if c is None and st.active(s, r))
+    if name == VOTE:
+        return tuple(s for s, v in enumerate(st.votes) if v is None and st.active(s, r))
+    return ()
 
 
 def expected(game: Game) -> tuple[int, ...]:
@@ -173,12 +188,18 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
         return ()
     if game.phase.name == MISSION and st.choices[seat] is None:
         others: tuple[Value, ...] = tuple(p for s, p in enumerate(game.players) if s != seat)
-        return (ActionSpec(Choose.kind, seq, (
-            Field("plan", tuple(range(1, len(st.plans) + 1))),
-            Field("job", jobs_for(st, seat, r)),
-            Field("partner", (*others, None)),
-            Field("secret", secrets_for(st, seat)),
-        )),)
+        return (
+            ActionSpec(
+                Choose.kind,
+                seq,
+                (
+                    Field("plan", tuple(range(1, len(st.plans) + 1))),
+                    Field("job", jobs_for(st, seat, r)),
+                    Field("partner", (*others, None)),
+                    Field("secret", secrets_for(st, seat)),
+                ),
+            ),
+        )
     if game.phase.name == VOTE and st.votes[seat] is None:
         return (ActionSpec(Vote.kind, seq, (Field("for", vote_targets(game, st, seat)),)),)
     return ()

@@ -41,7 +41,12 @@ def resolve(
         q = c.partner
         if q != NOBODY:
             mate = on[q]
-            if mate is not None and mate.job == GUARD and mate.partner == seat and not sabotaging[q]:
+            if (
+                mate is not None
+                and mate.job == GUARD
+                and mate.partner == seat
+                and not sabotaging[q]
+            ):
                 cover = 2
         if c.job == OUTSIDE:
             outside += cover
@@ -50,7 +55,13 @@ def resolve(
     guards_ok = guards >= need.guards + 2 * sum(sabotaging)
     success = outside >= need.outside and radio >= need.radio and guards_ok
     return Outcome(
-        plan, success, outside, need.outside, radio, need.radio, guards_ok,
+        plan,
+        success,
+        outside,
+        need.outside,
+        radio,
+        need.radio,
+        guards_ok,
         trap_hits(on, trap, checked),
     )
 

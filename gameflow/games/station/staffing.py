@@ -29,7 +29,9 @@ SHAPES: dict[int, Shape] = {
 }
 
 
-def draw_plans(rng: random.Random, living: int, shapes: dict[int, Shape] | None = None) -> tuple[Plan, ...]:
+def draw_plans(
+    rng: random.Random, living: int, shapes: dict[int, Shape] | None = None
+) -> tuple[Plan, ...]:
     """Three plans with rewards 1, 2 and 3 in a drawn order."""
     table = shapes or SHAPES
     rewards = [1, 2, 3]

@@ -40,3 +40,14 @@ JOB_NAMES: dict[str, str] = {
     "radio": N_("radio"),
     "guard": N_("guard"),
 }
+
+# Button and menu labels. In `nb` these are the seed's own words: «Send valget»,
+# «Saboter utstyret», «Send stemmen», «Ingen».
+LABELS: dict[str, str] = {
+    "send_choice": N_("Send choice"),
+    "sabotage": N_("Sabotage the equipment"),
+    "trap": N_("Set the trap"),
+    "send_vote": N_("Send vote"),
+    "nobody": N_("Nobody"),
+    "no_partner": N_("no partner"),
+}

@@ -42,16 +42,27 @@ def _round(game: Game, rec: RoundRecord, reveal: bool) -> dict[str, Any]:
         "damage": rec.damage,
         "out": _id(game, rec.out),
         "checked": _id(game, rec.checked),
-        "hit": None if rec.hit is None else {"player": game.players[rec.hit.seat],
-                                             "effect": rec.hit.effect},
+        "hit": None
+        if rec.hit is None
+        else {"player": game.players[rec.hit.seat], "effect": rec.hit.effect},
     }
     if game.option("open_votes", True) or reveal:
-        out["votes"] = {game.players[s]: _id(game, v) for s, v in enumerate(rec.votes) if v is not None}
+        out["votes"] = {
+            game.players[s]: _id(game, v) for s, v in enumerate(rec.votes) if v is not None
+        }
     if reveal:
-        out["choices"] = [_choice(game, s, c, True) for s, c in enumerate(rec.choices) if c is not None]
-        out["trap"] = None if rec.trap is None else {
-            "by": game.players[rec.trap.by], "victim": game.players[rec.trap.victim],
-            "job": rec.trap.job}
+        out["choices"] = [
+            _choice(game, s, c, True) for s, c in enumerate(rec.choices) if c is not None
+        ]
+        out["trap"] = (
+            None
+            if rec.trap is None
+            else {
+                "by": game.players[rec.trap.by],
+                "victim": game.players[rec.trap.victim],
+                "job": rec.trap.job,
+            }
+        )
     return out
 
 
@@ -62,15 +73,27 @@ def public_view(game: Game) -> dict[str, Any]:
     after_mission = game.phase.name in (DISCUSSION, VOTE)
     plans = []
     for i, p in enumerate(st.plans):
-        plan: dict[str, Any] = {"plan": i + 1, "reward": p.reward, "outside": p.outside, "radio": p.radio}
+        plan: dict[str, Any] = {
+            "plan": i + 1,
+            "reward": p.reward,
+            "outside": p.outside,
+            "radio": p.radio,
+        }
         if after_mission or game.over:
             plan["guards"] = p.guards
         plans.append(plan)
     players = []
     for s, pid in enumerate(game.players):
         status = "dead" if st.dead[s] else "sitting_out" if not st.active(s, r) else "active"
-        players.append({"id": pid, "name": game.names[s], "profession": st.professions[s],
-                        "status": status, "injured": st.injured == s and st.injured_round == r})
+        players.append(
+            {
+                "id": pid,
+                "name": game.names[s],
+                "profession": st.professions[s],
+                "status": status,
+                "injured": st.injured == s and st.injured_round == r,
+            }
+        )
     view: dict[str, Any] = {
         "rounds": cfg.rounds,
         "target": cfg.target,
@@ -90,14 +113,22 @@ def public_view(game: Game) -> dict[str, Any]:
     o = st.outcome
     if after_mission and o is not None:
         view["result"] = {
-            "plan": o.plan + 1, "success": o.success, "outside": o.outside,
-            "outside_needed": o.outside_needed, "radio": o.radio, "radio_needed": o.radio_needed,
+            "plan": o.plan + 1,
+            "success": o.success,
+            "outside": o.outside,
+            "outside_needed": o.outside_needed,
+            "radio": o.radio,
+            "radio_needed": o.radio_needed,
             "guards_ok": o.guards_ok,
         }
-        view["choices"] = [_choice(game, s, c, False) for s, c in enumerate(st.choices) if c is not None]
+        view["choices"] = [
+            _choice(game, s, c, False) for s, c in enumerate(st.choices) if c is not None
+        ]
     if game.over:
-        view["teams"] = {pid: ("infiltrator" if st.infiltrator[s] else "loyal")
-                         for s, pid in enumerate(game.players)}
+        view["teams"] = {
+            pid: ("infiltrator" if st.infiltrator[s] else "loyal")
+            for s, pid in enumerate(game.players)
+        }
     return {"station": view}
 
 
@@ -118,10 +149,12 @@ def player_view(game: Game, player: str) -> dict[str, Any]:
         me["card"] = {"plan": card + 1, "guards": st.plans[card].guards}
     if game.running and st.trap is not None and st.trap.by == s and st.active(s, r):
         me["trap"] = {"victim": game.players[st.trap.victim], "job": st.trap.job}
-    if st.choices and st.choices[s] is not None:
-        me["choice"] = _choice(game, s, st.choices[s], True)
-    if st.votes and st.votes[s] is not None:
-        me["vote"] = _id(game, st.votes[s])
+    mine = st.choices[s] if st.choices else None
+    if mine is not None:
+        me["choice"] = _choice(game, s, mine, True)
+    my_vote = st.votes[s] if st.votes else None
+    if my_vote is not None:
+        me["vote"] = _id(game, my_vote)
     me["legal"] = [spec_json(spec) for spec in legal(game, player)] if game.running else []
     view["you"] = me
     return view
@@ -134,8 +167,11 @@ def host_view(game: Game) -> dict[str, Any]:
 
 
 def spec_json(spec: ActionSpec) -> dict[str, Any]:
-    return {"kind": spec.kind, "phase": spec.phase,
-            "fields": {f.name: list(f.options) for f in spec.fields}}
+    return {
+        "kind": spec.kind,
+        "phase": spec.phase,
+        "fields": {f.name: list(f.options) for f in spec.fields},
+    }
 
 
 def record(game: Game) -> dict[str, Any]:
@@ -145,6 +181,8 @@ def record(game: Game) -> dict[str, Any]:
     return {
         "parts": st.parts,
         "damage": st.damage,
-        "rounds": [{k: v for k, v in _round(game, rec, False).items() if k != "votes"}
-                   for rec in st.history],
+        "rounds": [
+            {k: v for k, v in _round(game, rec, False).items() if k != "votes"}
+            for rec in st.history
+        ],
     }

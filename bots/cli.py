@@ -1,0 +1,64 @@
+"""The `muldvarp` command: replay, simulate, demo (and, as they land, serve/export).
+
+Thin on purpose: each subcommand parses its arguments and calls one function of
+the package that owns the work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from gameflow.__main__ import main as gameflow_main
+
+    return gameflow_main(["replay", args.file])
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from gameflow.simulate import main as simulate_main
+
+    return simulate_main(args.game, args.players, args.games, args.seed)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from bots.demo import run_demo
+
+    return run_demo(players=args.players, seed=args.seed, lang=args.lang, delay=args.delay)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="muldvarp", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("replay", help="run a game script and print its public record")
+    p.add_argument("file", help="the script (JSON), or - for standard input")
+    p.set_defaults(func=_replay)
+
+    p = sub.add_parser("simulate", help="play many games with scripted bots and report win rates")
+    p.add_argument("game", choices=["station"])
+    p.add_argument("--players", default="5-15", help="a count or a range such as 5-15")
+    p.add_argument("--games", type=int, default=1000, help="games per player count")
+    p.add_argument("--seed", default="0", help="seed of the first game")
+    p.set_defaults(func=_simulate)
+
+    p = sub.add_parser(
+        "demo", help="play a whole game with simulated players, no credentials needed"
+    )
+    p.add_argument("--players", type=int, default=7)
+    p.add_argument("--seed", default="demo")
+    p.add_argument("--lang", choices=["nb", "sr", "en"], default="en")
+    p.add_argument("--delay", type=float, default=0.0, help="seconds to wait between events")
+    p.set_defaults(func=_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

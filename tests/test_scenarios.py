@@ -1,0 +1,74 @@
+"""The public game scripts from ../shared/scenarios (copied into tests/scenarios),
+replayed through `python -m gameflow replay` and matched against their expected
+records as a subset, exactly as ../shared/tools/check_scripts.py does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+from gameflow.core.rules import known_games
+
+pytestmark = pytest.mark.core
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+SCRIPTS = sorted(p for p in SCENARIOS.glob("*.json") if not p.name.endswith(".expected.json"))
+
+
+def subset(exp: Any, act: Any, path: str = "$") -> str | None:
+    if isinstance(exp, dict):
+        if not isinstance(act, dict):
+            return f"{path}: expected an object, got {act!r}"
+        for k, v in exp.items():
+            if k not in act:
+                return f"{path}.{k}: missing"
+            err = subset(v, act[k], f"{path}.{k}")
+            if err:
+                return err
+        return None
+    if isinstance(exp, list):
+        if not isinstance(act, list) or len(act) != len(exp):
+            return f"{path}: expected {len(exp)} items, got {act!r}"
+        for i, (e, a) in enumerate(zip(exp, act, strict=True)):
+            err = subset(e, a, f"{path}[{i}]")
+            if err:
+                return err
+        return None
+    return None if exp == act else f"{path}: expected {exp!r}, got {act!r}"
+
+
+def _marks(script: Path) -> list[pytest.MarkDecorator]:
+    game = json.loads(script.read_text())["game"]
+    marks = [getattr(pytest.mark, game), pytest.mark.core]
+    if game not in known_games():
+        marks.append(pytest.mark.xfail(reason=f"the {game} game has not landed yet", strict=True))
+    return marks
+
+
+@pytest.mark.parametrize(
+    "script", [pytest.param(s, id=s.stem, marks=_marks(s)) for s in SCRIPTS]
+)
+def test_public_script_matches_expected(script: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "gameflow", "replay", str(script)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    expected = json.loads(script.with_name(script.stem + ".expected.json").read_text())
+    assert subset(expected, json.loads(out.stdout)) is None
+
+
+@pytest.mark.parametrize("script", [s for s in SCRIPTS if "station" in s.name], ids=lambda s: s.stem)
+def test_replay_is_byte_identical(script: Path) -> None:
+    runs = {
+        subprocess.run([sys.executable, "-m", "gameflow", "replay", str(script)],
+                       capture_output=True, check=True, timeout=60).stdout
+        for _ in range(2)
+    }
+    assert len(runs) == 1
