@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-
 from gameflow.core.rules import known_games
 
 pytestmark = pytest.mark.core
