@@ -19,7 +19,7 @@ from gameflow.core.legal import ActionSpec, Field
 from gameflow.core.phases import over
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rules import rules_for
-from gameflow.core.state import HOST_VIEW, LOBBY, Game, Phase, seed_digest
+from gameflow.core.state import HOST_VIEW, LOBBY, Game, Phase, seed_digest, with_version
 from gameflow.core.text import N_, msg
 
 LANGUAGES = ("nb", "sr", "en")
@@ -64,14 +64,15 @@ def apply(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected
     if isinstance(result, Rejected):
         return result
     new = result.state
-    return Accepted(new._replace(version=game.version + 1), result.events)
+    return Accepted(with_version(new, game.version + 1), result.events)
 
 
 def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
     """Everything `player` (or the host) may do now, game actions first."""
     specs: list[ActionSpec] = []
     seq = game.phase.seq
-    if game.running and game.seat(player) >= 0:
+    hosted = player == game.host and bool(getattr(rules_for(game.kind), "host_kinds", ()))
+    if game.running and (game.seat(player) >= 0 or hosted):
         specs.extend(rules_for(game.kind).legal(game, player))
     if game.phase.name == LOBBY:
         if game.seat(player) >= 0:
@@ -91,12 +92,14 @@ def view(game: Game, viewer: str | None) -> dict[str, Any]:
     """The view of `viewer`: None for the public (TV) view, HOST_VIEW for the
     host's, a player id for that player's. Pure: the same game, the same view."""
     rules = rules_for(game.kind)
+    # A game ended by the host in its lobby is over but was never dealt.
+    dealt = game.phase.name != LOBBY and game.rules is not None
     if viewer is None:
-        base = rules.public_view(game) if game.phase.name != LOBBY else {}
+        base = rules.public_view(game) if dealt else {}
     elif viewer == HOST_VIEW:
-        base = rules.host_view(game) if game.phase.name != LOBBY else {}
+        base = rules.host_view(game) if dealt else {}
     elif game.seat(viewer) >= 0:
-        base = rules.player_view(game, viewer) if game.phase.name != LOBBY else {}
+        base = rules.player_view(game, viewer) if dealt else {}
     else:
         raise KeyError(f"{viewer!r} is not in game {game.id}")
     head: dict[str, Any] = {
@@ -132,17 +135,21 @@ def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | R
     if action.phase is not None and action.phase != game.phase.seq:
         return reject("stale", N_("That question has already closed."))
     seat = game.seat(action.by or "")
-    if seat < 0:
-        return reject("not_in_game", N_("You are not playing in this game."))
     rules = rules_for(game.kind)
+    # A game may accept some of its own actions from the host (game master); it
+    # lists their kinds in `host_kinds`. Host inputs never auto-advance a phase.
+    by_host = action.by == game.host and action.kind in getattr(rules, "host_kinds", ())
+    if seat < 0 and not by_host:
+        return reject("not_in_game", N_("You are not playing in this game."))
     result = rules.act(game, action, now)
     if isinstance(result, Rejected):
         return result
     new = result.state
-    if new.missed[seat]:
+    if seat >= 0 and new.missed[seat]:
         new = new._replace(missed=_set(new.missed, seat, 0))
     if (
-        new.phase.seq == game.phase.seq
+        seat >= 0
+        and new.phase.seq == game.phase.seq
         and not new.phase.paused
         and new.option("auto_advance", True)
         and not rules.awaiting(new)

@@ -8,8 +8,8 @@ person it was addressed to.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from gameflow.core.text import Msg
 
@@ -27,14 +27,14 @@ class Kind(StrEnum):
     OVER = "over"  # the game has ended
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """One thing to tell someone.
 
     `to` is a player id for TELL/PROMPT/REMINDER, the host id for HOST, and None
     for public events. `secret` marks private text that must never be forwarded
     (Telegram sends it with protect_content). `phase` is the phase sequence
     number it belongs to, so late deliveries can be recognised as stale.
+    (A NamedTuple for cheap construction: several are made per action.)
     """
 
     kind: Kind

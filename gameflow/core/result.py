@@ -7,8 +7,7 @@ reserved for programmer errors.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
 from gameflow.core.text import Msg, Param
 
@@ -18,8 +17,7 @@ if TYPE_CHECKING:
 S = TypeVar("S")
 
 
-@dataclass(frozen=True, slots=True)
-class Accepted(Generic[S]):
+class Accepted(NamedTuple, Generic[S]):
     """The input was applied: `state` is the new state, `events` who to tell what."""
 
     state: S
@@ -30,8 +28,7 @@ class Accepted(Generic[S]):
         return True
 
 
-@dataclass(frozen=True, slots=True)
-class Rejected:
+class Rejected(NamedTuple):
     """The input was refused: a stable reason code and a translatable message."""
 
     code: str

@@ -9,7 +9,9 @@ typed, and `_replace` copies them in about a microsecond, which keeps a whole
 from __future__ import annotations
 
 import hashlib
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
+
+T = TypeVar("T", bound=tuple[Any, ...])
 
 LOBBY = "lobby"
 OVER = "over"
@@ -80,6 +82,19 @@ class Game(NamedTuple):
     def name_of(self, player: str) -> str:
         i = self.seat(player)
         return self.names[i] if i >= 0 else player
+
+
+def replace_at(record: T, index: int, value: Any) -> T:
+    """`record._replace(<field at index>=value)` for a NamedTuple, several times
+    cheaper than `_replace` (which goes through keyword dictionaries). Used only
+    on the engine's hot paths, with indices looked up once from `_fields`."""
+    return tuple.__new__(type(record), (*record[:index], value, *record[index + 1 :]))
+
+
+def with_version(game: Game, version: int) -> Game:
+    """`game._replace(version=version)`, several times cheaper: it runs after
+    every accepted action. `version` is the sixth field."""
+    return tuple.__new__(Game, (*game[:5], version, *game[6:]))
 
 
 def seed_digest(seed: str) -> str:

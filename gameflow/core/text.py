@@ -8,8 +8,7 @@ same event become a Telegram message, an SMS or a line on the TV.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Union
+from typing import NamedTuple, Union
 
 Param = Union[str, int, "Msg", tuple["Msg | str | int", ...]]
 
@@ -19,12 +18,12 @@ def N_(msgid: str) -> str:
     return msgid
 
 
-@dataclass(frozen=True, slots=True)
-class Msg:
+class Msg(NamedTuple):
     """A message to translate: msgid, brace-format parameters, optional plural.
 
     Parameter values may themselves be `Msg` (translated first) or tuples of
-    them (translated and joined as a list).
+    them (translated and joined as a list). A NamedTuple rather than a frozen
+    dataclass: the engine builds several per action and this is ~5x cheaper.
     """
 
     msgid: str

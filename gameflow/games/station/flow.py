@@ -8,6 +8,7 @@ recomputes), applies the trap, records the round and decides the game.
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from typing import Any
 
@@ -122,29 +123,35 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
 
 
 def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted[Game]:
+    """Deal round `r`: plans, private guard cards, the trap card; prompt the active.
+
+    One generator per round makes every draw in a fixed order (plans, cards,
+    trap); the plans are drawn even when the script fixes them, so fixing one
+    thing never shifts another draw.
+    """
     st: Station = game.rules
     n = len(game.players)
-    fixed: dict[str, Any] = json.loads(st.fixture).get(str(r), {})
+    fixed: dict[str, Any] = json.loads(st.fixture).get(str(r), {}) if st.fixture != "{}" else {}
     alive = [s for s in range(n) if not st.dead[s]]
+    rng = rng_for(game.seed, f"station/round/{r}")
+    plans = draw_plans(rng, len(alive))
     if "plans" in fixed:
         plans = tuple(Plan(**p) for p in fixed["plans"])
-    else:
-        plans = draw_plans(rng_for(game.seed, f"station/round/{r}/plans"), len(alive))
     active = [s for s in alive if not (s == st.out and r == st.out_round)]
     order = list(active)
-    rng_for(game.seed, f"station/round/{r}/cards").shuffle(order)
+    rng.shuffle(order)
     cards = [NOBODY] * n
     for i, s in enumerate(order):
         cards[s] = i % len(plans)
+    trap = _draw_trap(rng, st, r, active)
     if "trap" in fixed:
         t = fixed["trap"]
         trap = None if t is None else Trap(game.seat(t["by"]), game.seat(t["victim"]), t["job"])
-    else:
-        trap = _draw_trap(game, st, r, active)
     st = st._replace(
         plans=plans,
         cards=tuple(cards),
         trap=trap,
+        active_seats=tuple(active),
         choices=(None,) * n,
         votes=(None,) * n,
         outcome=None,
@@ -164,21 +171,12 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
             seq,
         )
     )
+    card_text = N_("Your card: plan {plan} needs {guards} guards.")
     for s in active:
         player = game.players[s]
         p = cards[s]
-        events.append(
-            tell(
-                player,
-                msg(
-                    N_("Your card: plan {plan} needs {guards} guards."),
-                    plan=p + 1,
-                    guards=plans[p].guards,
-                ),
-                seq,
-                secret=True,
-            )
-        )
+        text = Msg(card_text, (("plan", p + 1), ("guards", plans[p].guards)))
+        events.append(Event(Kind.TELL, player, text, seq, None, True))
         if trap is not None and trap.by == s:
             events.append(
                 tell(
@@ -195,13 +193,13 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
                     secret=True,
                 )
             )
-        events.append(prompt(player, seq))
+        events.append(Event(Kind.PROMPT, player, None, seq))
     events.extend(timers)
-    events.append(Event(Kind.CHANGED, phase=seq))
+    events.append(Event(Kind.CHANGED, None, None, seq))
     return Accepted(game._replace(rules=st, phase=phase), tuple(events))
 
 
-def _draw_trap(game: Game, st: Station, r: int, active: list[int]) -> Trap | None:
+def _draw_trap(rng: random.Random, st: Station, r: int, active: list[int]) -> Trap | None:
     """From round 2, one random active infiltrator gets a trap card, while a hit
     can still injure or kill someone."""
     cfg = st.config
@@ -213,7 +211,6 @@ def _draw_trap(game: Game, st: Station, r: int, active: list[int]) -> Trap | Non
     victims = [s for s in active if not st.infiltrator[s]]
     if not setters or not victims:
         return None
-    rng = rng_for(game.seed, f"station/round/{r}/trap")
     by, victim = rng.choice(setters), rng.choice(victims)
     job = RADIO if (st.injured == victim and st.injured_round == r) else rng.choice(WORKER_JOBS)
     return Trap(by, victim, job)

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from gameflow.core.actions import Action
-from gameflow.core.events import Event, Kind, tell
+from gameflow.core.events import Event, Kind
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.result import Accepted, Rejected, reject
-from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.state import Game, replace_at
+from gameflow.core.text import N_, Msg
 from gameflow.games.station.state import (
     GUARD,
     JOBS,
@@ -108,25 +108,42 @@ def choose(game: Game, a: Choose, seat: int) -> Accepted[Game] | Rejected:
         return reject("no_trap_card", N_("You have no trap card this round."))
     choice = Choice(a.plan - 1, a.job, partner, a.sabotage, a.trap)
     choices = (*st.choices[:seat], choice, *st.choices[seat + 1 :])
-    new = game._replace(rules=st._replace(choices=choices))
+    new = replace_at(game, _RULES, replace_at(st, _CHOICES, choices))
+    seq = game.phase.seq
+    text = _locked_text(game, choice)
     return Accepted(
         new,
         (
-            tell(game.players[seat], _locked_text(game, choice), game.phase.seq, secret=True),
-            Event(Kind.CHANGED, phase=game.phase.seq),
+            Event(Kind.TELL, game.players[seat], text, seq, None, True),
+            Event(Kind.CHANGED, None, None, seq),
         ),
     )
 
 
+# Hot-path constants: field positions for `replace_at`, and the fixed texts.
+_RULES = Game._fields.index("rules")
+_CHOICES = Station._fields.index("choices")
+_VOTES = Station._fields.index("votes")
+_JOB_MSGS = {job: Msg(name) for job, name in JOB_NAMES.items()}
+_NO_PARTNER = Msg(N_("no partner"))
+_SECRET_MSGS = {
+    (True, False): Msg(N_("sabotage")),
+    (False, True): Msg(N_("trap")),
+    (False, False): Msg(N_("none")),
+}
+_NOBODY = Msg(N_("Nobody"))
+
+
 def _locked_text(game: Game, c: Choice) -> Msg:
-    partner = game.names[c.partner] if c.partner != NOBODY else Msg(N_("no partner"))
-    secret = Msg(N_("sabotage")) if c.sabotage else Msg(N_("trap")) if c.trap else Msg(N_("none"))
-    return msg(
+    partner = game.names[c.partner] if c.partner != NOBODY else _NO_PARTNER
+    return Msg(
         N_("Choice locked: plan {plan}, {job}, partner {partner}, secret action {secret}."),
-        plan=c.plan + 1,
-        job=Msg(JOB_NAMES[c.job]),
-        partner=partner,
-        secret=secret,
+        (
+            ("plan", c.plan + 1),
+            ("job", _JOB_MSGS[c.job]),
+            ("partner", partner),
+            ("secret", _SECRET_MSGS[c.sabotage, c.trap]),
+        ),
     )
 
 
@@ -147,36 +164,34 @@ def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
         if target < 0 or not st.active(target, r):
             return reject("bad_target", N_("Vote for another active player, or for nobody."))
     votes = (*st.votes[:seat], target, *st.votes[seat + 1 :])
-    new = game._replace(rules=st._replace(votes=votes))
-    chosen = game.names[target] if target != NOBODY else Msg(N_("Nobody"))
+    new = replace_at(game, _RULES, replace_at(st, _VOTES, votes))
+    chosen = game.names[target] if target != NOBODY else _NOBODY
+    seq = game.phase.seq
+    text = Msg(N_("Vote locked: {choice}."), (("choice", chosen),))
     return Accepted(
-        new,
-        (
-            tell(
-                game.players[seat], msg(N_("Vote locked: {choice}."), choice=chosen), game.phase.seq
-            ),
-            Event(Kind.CHANGED, phase=game.phase.seq),
-        ),
+        new, (Event(Kind.TELL, game.players[seat], text, seq), Event(Kind.CHANGED, None, None, seq))
     )
 
 
 def awaiting(game: Game) -> tuple[int, ...]:
+    """Active seats that have not yet sent this phase's input (hot path: the
+    engine asks after every action whether everyone is ready)."""
     st: Station = game.rules
     name = game.phase.name
-    r = game.phase.round
     if name == MISSION:
-        return tuple(s for s, c in enumerate(st.choices) if c is None and st.active(s, r))
-    if name == VOTE:
-        return tuple(s for s, v in enumerate(st.votes) if v is None and st.active(s, r))
-    return ()
+        pending: tuple[object, ...] = st.choices
+    elif name == VOTE:
+        pending = st.votes
+    else:
+        return ()
+    return tuple([s for s in st.active_seats if pending[s] is None])
 
 
 def expected(game: Game) -> tuple[int, ...]:
     st: Station = game.rules
     if game.phase.name not in (MISSION, VOTE):
         return ()
-    r = game.phase.round
-    return tuple(s for s in range(len(game.players)) if st.active(s, r))
+    return st.active_seats
 
 
 def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:

@@ -122,6 +122,7 @@ class Station(NamedTuple):
     plans: tuple[Plan, ...] = ()
     cards: tuple[int, ...] = ()  # plan index each seat was told about, NOBODY if none
     trap: Trap | None = None
+    active_seats: tuple[int, ...] = ()  # alive and not sitting out, this round
     choices: tuple[Choice | None, ...] = ()
     votes: tuple[int | None, ...] = ()
     outcome: Outcome | None = None

@@ -1,0 +1,119 @@
+"""Engine benchmark: actions applied per second, and whole 15-player Station
+games replayed per second, on one core.
+
+Not a test: it prints figures (see docs/performance.md). Run it with
+`.venv/bin/python bench/engine.py [--games N] [--repeat R]`.
+
+Method: play N full 15-player games once with a seeded random policy that picks
+from the legal actions (plus the deadlines), recording every accepted action and
+its time. Then replay the recorded streams through `gameflow.core.engine.apply`
+R times and keep the best run (the least disturbed by the rest of the machine).
+Only the replay is timed: that is the cost of the core itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gameflow.core import actions as A  # noqa: E402
+from gameflow.core.engine import apply, legal, new_game  # noqa: E402
+from gameflow.core.result import Rejected  # noqa: E402
+from gameflow.core.state import Game  # noqa: E402
+from gameflow.games.station.inputs import Choose, Vote  # noqa: E402
+
+Stream = list[tuple[A.Action, float]]
+
+
+def record_game(seed: int, players: int = 15) -> tuple[Game, Stream]:
+    """Start a game and play it to the end with a seeded random legal policy."""
+    rng = random.Random(seed)
+    ids = [f"p{i}" for i in range(players)]
+    game = new_game("station", f"bench{seed}", "host", seed, options={"auto_advance": True})
+    now = 1_700_000_000.0
+    for p in ids:
+        game = _ok(apply(game, A.Join(p, None, p.upper()), now))
+    game = _ok(apply(game, A.Start("host"), now))
+    start = game
+    stream: Stream = []
+    while not game.over:
+        progressed = False
+        for p in ids:
+            for spec in legal(game, p):
+                action = _pick(rng, p, spec.kind, {f.name: f.options for f in spec.fields})
+                if action is None:
+                    continue
+                now += 0.5
+                result = apply(game, action, now)
+                if not isinstance(result, Rejected):
+                    game = result.state
+                    stream.append((action, now))
+                    progressed = True
+                break
+        if not progressed and not game.over:
+            now = max(now, game.phase.deadline or now)
+            action = A.Deadline(None, game.phase.seq)
+            game = _ok(apply(game, action, now))
+            stream.append((action, now))
+    return start, stream
+
+
+def _pick(rng: random.Random, p: str, kind: str, fields: dict[str, tuple[object, ...]]) -> A.Action | None:
+    if kind == Choose.kind:
+        secret = rng.choice(fields["secret"])
+        partner = rng.choice(fields["partner"]) if rng.random() < 0.6 else None
+        return Choose(p, None, int(str(rng.choice(fields["plan"]))), str(rng.choice(fields["job"])),
+                      None if partner is None else str(partner),
+                      secret == "sabotage", secret == "trap")
+    if kind == Vote.kind:
+        target = rng.choice(fields["for"])
+        return Vote(p, None, None if target is None else str(target))
+    return None
+
+
+def _ok(result: object) -> Game:
+    assert not isinstance(result, Rejected), result
+    return result.state  # type: ignore[attr-defined, no-any-return]
+
+
+def replay(start: Game, stream: Stream) -> Game:
+    game = start
+    for action, now in stream:
+        result = apply(game, action, now)
+        game = result.state  # type: ignore[union-attr]
+    return game
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    games = [record_game(seed) for seed in range(args.games)]
+    total = sum(len(s) for _, s in games)
+    best = float("inf")
+    gc.collect()
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        for start, stream in games:
+            replay(start, stream)
+        best = min(best, time.perf_counter() - t0)
+    per_game_ms = best / args.games * 1000
+    print(f"python {platform.python_version()} on {platform.machine()}")
+    print(f"games: {args.games} x 15 players, {total} actions ({total / args.games:.0f} per game)")
+    print(f"actions applied per second: {total / best:,.0f}")
+    print(f"15-player games replayed per second: {args.games / best:,.1f}")
+    print(f"time per 15-player game: {per_game_ms:.2f} ms")
+    print(f"goal: >= 100,000 actions/s ({total / best / 100_000:.2f}x), "
+          f"< 5 ms per game ({5 / per_game_ms:.2f}x headroom)")
+
+
+if __name__ == "__main__":
+    main()
