@@ -16,10 +16,10 @@ from typing import Any
 from gameflow.core import actions as A
 from gameflow.core.events import Event, Kind, announce, to_host
 from gameflow.core.legal import ActionSpec, Field
-from gameflow.core.phases import over
+from gameflow.core.phases import over, rearm
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rules import rules_for
-from gameflow.core.state import HOST_VIEW, LOBBY, Game, Phase, seed_digest, with_version
+from gameflow.core.state import HOST_VIEW, LOBBY, OVER, Game, Phase, seed_digest, with_version
 from gameflow.core.text import N_, msg
 
 LANGUAGES = ("nb", "sr", "en")
@@ -43,7 +43,10 @@ def new_game(
     for key, value in (options or {}).items():
         if key not in opts:
             raise ValueError(f"unknown option {key!r} for {kind}")
-        opts[key] = value
+        fitted = option_value(opts[key], value)
+        if fitted is None:
+            raise ValueError(f"option {key!r} of {kind} can't be {value!r}")
+        opts[key] = fitted
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}")
     return Game(
@@ -80,6 +83,9 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
         if player == game.host:
             specs.append(ActionSpec(A.Start.kind, seq))
             specs.append(ActionSpec(A.Kick.kind, seq, (Field("target", game.players),)))
+            names = tuple(sorted(rules_for(game.kind).default_options()))
+            specs.append(ActionSpec(A.SetOption.kind, seq, (Field("name", names),)))
+            specs.append(ActionSpec(A.SetLanguage.kind, seq, (Field("lang", LANGUAGES),)))
     elif game.running and player == game.host:
         specs.append(ActionSpec(A.Resume.kind if game.phase.paused else A.Pause.kind, seq))
         if not rules_for(game.kind).awaiting(game):
@@ -130,16 +136,18 @@ def view(game: Game, viewer: str | None) -> dict[str, Any]:
 
 
 def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
-    if not game.running:
+    phase = game.phase
+    if phase.name in (LOBBY, OVER):
         return _not_running(game)
-    if action.phase is not None and action.phase != game.phase.seq:
+    if action.phase is not None and action.phase != phase.seq:
         return reject("stale", N_("That question has already closed."))
     seat = game.seat(action.by or "")
     rules = rules_for(game.kind)
     # A game may accept some of its own actions from the host (game master); it
     # lists their kinds in `host_kinds`. Host inputs never auto-advance a phase.
-    by_host = action.by == game.host and action.kind in getattr(rules, "host_kinds", ())
-    if seat < 0 and not by_host:
+    if seat < 0 and not (
+        action.by == game.host and action.kind in getattr(rules, "host_kinds", ())
+    ):
         return reject("not_in_game", N_("You are not playing in this game."))
     result = rules.act(game, action, now)
     if isinstance(result, Rejected):
@@ -220,21 +228,27 @@ def _set_option(game: Game, action: A.Action, now: float) -> Accepted[Game] | Re
     defaults = rules_for(game.kind).default_options()
     if action.name not in defaults:
         return reject("bad_option", N_("There is no setting called {name}."), name=action.name)
-    want = type(defaults[action.name])
-    value = action.value
-    if want is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-        return reject(
-            "bad_value", N_("That value doesn't fit the setting {name}."), name=action.name
-        )
-    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+    value = option_value(defaults[action.name], action.value)
+    if value is None:
         return reject(
             "bad_value", N_("That value doesn't fit the setting {name}."), name=action.name
         )
     opts = dict(game.options)
     opts[action.name] = value
     return Accepted(game._replace(options=tuple(sorted(opts.items()))), (Event(Kind.CHANGED),))
+
+
+def option_value(default: Any, value: Any) -> Any:
+    """`value` as the type of the option's `default` (ints widen to floats), or
+    None when it doesn't fit: wrong type, or a negative number."""
+    want = type(default)
+    if want is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        return None
+    return value
 
 
 def _set_language(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
@@ -292,8 +306,18 @@ def _resume(game: Game, action: A.Action, now: float) -> Accepted[Game] | Reject
     seq = phase.seq
     events = [announce(msg(N_("The game goes on.")), seq), Event(Kind.CHANGED)]
     if deadline is not None:
-        events.append(Event(Kind.TIMER, phase=seq, at=deadline))
-    return Accepted(game._replace(phase=phase), tuple(events))
+        events.extend(rearm(game, seq, deadline, now))
+    resumed = game._replace(phase=phase)
+    rules = rules_for(game.kind)
+    # Everyone got ready during the pause: move on now, as it would have then.
+    if (
+        game.option("auto_advance", True)
+        and rules.expected(resumed)
+        and not rules.awaiting(resumed)
+    ):
+        ended = rules.end_phase(resumed, now)
+        return Accepted(ended.state, (*events, *ended.events))
+    return Accepted(resumed, tuple(events))
 
 
 def _advance(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
@@ -303,6 +327,8 @@ def _advance(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejec
         return _not_running(game)
     if action.phase is not None and action.phase != game.phase.seq:
         return reject("stale", N_("That question has already closed."))
+    if game.phase.paused:
+        return reject("paused", N_("The game is paused: resume it first."))
     rules = rules_for(game.kind)
     waiting = rules.awaiting(game)
     if waiting:

@@ -23,11 +23,20 @@ def enter(
     if seconds is None:
         return Phase(name, seq, round_, now, None, None), ()
     deadline = now + seconds
-    events: list[Event] = [Event(Kind.TIMER, phase=seq, at=deadline)]
+    return Phase(name, seq, round_, now, deadline, None), rearm(game, seq, deadline, now)
+
+
+def rearm(game: Game, seq: int, deadline: float, now: float) -> tuple[Event, ...]:
+    """The timer of phase `seq`, and its reminder `reminder_before` seconds ahead
+    when that leaves at least as long again before it (no reminder right after a
+    phase starts or resumes)."""
     before = float(game.option("reminder_before", 60))
-    if before > 0 and seconds >= 2 * before:
-        events.append(Event(Kind.REMINDER, phase=seq, at=deadline - before))
-    return Phase(name, seq, round_, now, deadline, None), tuple(events)
+    if before > 0 and deadline - now >= 2 * before:
+        return (
+            Event(Kind.TIMER, phase=seq, at=deadline),
+            Event(Kind.REMINDER, phase=seq, at=deadline - before),
+        )
+    return (Event(Kind.TIMER, phase=seq, at=deadline),)
 
 
 def over(game: Game, now: float) -> Phase:

@@ -268,7 +268,7 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
             limit=st.config.limit,
         )
     events = [announce(text, seq)]
-    if damage >= st.config.limit:
+    if damage >= st.config.limit and game.phase.round < st.config.rounds:
         events.append(
             announce(msg(N_("The station is destroyed. The game ends after the vote.")), seq)
         )

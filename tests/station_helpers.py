@@ -1,0 +1,181 @@
+"""A small driver for Station games in tests.
+
+`start()` builds a started game through the real engine (new_game, Join, Start)
+with a fixed deal where a test needs one (roles, plans, traps: the game-script
+`setup`). The `Driver` then applies actions at a fake clock and asserts: `ok()`
+demands an accepted action and checks that the version rose by exactly one;
+`refused()` demands a rejection with a given code and checks that nothing
+changed (the very same state object comes back out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gameflow.core import actions as A
+from gameflow.core.engine import apply, new_game, view
+from gameflow.core.events import Event
+from gameflow.core.result import Accepted, Rejected
+from gameflow.core.state import Game
+from gameflow.games.station.inputs import Choose, Vote
+from gameflow.games.station.state import Station
+
+HOST = "host"
+T0 = 1_700_000_000.0
+NAMES = ("ana", "bo", "cy", "dag", "eli", "fred", "gro", "hal", "ida", "jon")
+
+
+def players(n: int) -> list[str]:
+    """`n` player ids; the first ten are short names, the rest p11, p12, ..."""
+    return [NAMES[i] if i < len(NAMES) else f"p{i + 1}" for i in range(n)]
+
+
+def plan(reward: int, outside: int, radio: int, guards: int) -> dict[str, int]:
+    return {"reward": reward, "outside": outside, "radio": radio, "guards": guards}
+
+
+EASY = [plan(1, 1, 1, 1), plan(2, 1, 1, 1), plan(3, 1, 1, 1)]
+
+
+def new(
+    n: int = 5,
+    *,
+    seed: str | int = 1,
+    infiltrators: Sequence[str] | None = None,
+    rounds: Mapping[int, Mapping[str, Any]] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Game:
+    """A Station game in its lobby with `n` players joined."""
+    setup: dict[str, Any] = {}
+    if infiltrators is not None:
+        setup["roles"] = {p: "infiltrator" for p in infiltrators}
+    if rounds is not None:
+        setup["rounds"] = {str(r): dict(spec) for r, spec in rounds.items()}
+    opts = {"auto_advance": False, **(options or {})}
+    game = new_game("station", "g1", HOST, seed, lang="en", options=opts, setup=setup)
+    for p in players(n):
+        result = apply(game, A.Join(p, None, p.capitalize()), T0)
+        assert isinstance(result, Accepted), result
+        game = result.state
+    return game
+
+
+class Driver:
+    """Applies actions to one game at a fake clock and checks each result."""
+
+    def __init__(self, game: Game, now: float = T0) -> None:
+        self.game = game
+        self.now = now
+        self.events: tuple[Event, ...] = ()
+        self.log: list[tuple[A.Action, float]] = []
+
+    @property
+    def st(self) -> Station:
+        station: Station = self.game.rules
+        return station
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.game.players
+
+    def seat(self, player: str) -> int:
+        return self.game.seat(player)
+
+    def apply(self, action: A.Action) -> Accepted[Game] | Rejected:
+        """Apply `action` at the current time; accepted ones are kept in `log`."""
+        result = apply(self.game, action, self.now)
+        if isinstance(result, Accepted):
+            self.log.append((action, self.now))
+            self.game = result.state
+            self.events = result.events
+        return result
+
+    def ok(self, action: A.Action) -> tuple[Event, ...]:
+        before = self.game.version
+        result = self.apply(action)
+        assert isinstance(result, Accepted), f"{action!r} refused: {result}"
+        assert self.game.version == before + 1
+        return result.events
+
+    def refused(self, action: A.Action, code: str) -> Rejected:
+        before = self.game
+        seen = view(before, None)
+        result = apply(before, action, self.now)
+        assert isinstance(result, Rejected), f"{action!r} was accepted"
+        assert result.code == code, (result.code, result.message)
+        # nothing changed: the same state object, the same version, the same view
+        assert self.game is before
+        assert view(self.game, None) == seen
+        return result
+
+    # -- Station inputs -------------------------------------------------------
+
+    def choose(
+        self,
+        who: str,
+        plan: int,
+        job: str,
+        partner: str | None = None,
+        secret: str | None = None,
+    ) -> tuple[Event, ...]:
+        return self.ok(self.choice(who, plan, job, partner, secret))
+
+    def choice(
+        self,
+        who: str,
+        plan: int,
+        job: str,
+        partner: str | None = None,
+        secret: str | None = None,
+    ) -> Choose:
+        return Choose(
+            who, None, plan, job, partner, sabotage=secret == "sabotage", trap=secret == "trap"
+        )
+
+    def vote(self, who: str, target: str | None) -> tuple[Event, ...]:
+        return self.ok(Vote(who, None, target))
+
+    def deadline(self) -> tuple[Event, ...]:
+        """End the current phase as its deadline would (the clock jumps to it)."""
+        due = self.game.phase.deadline
+        if due is not None:
+            self.now = max(self.now, due)
+        return self.ok(A.Deadline(None, self.game.phase.seq))
+
+    def host(self, cls: type[A.Action]) -> tuple[Event, ...]:
+        return self.ok(cls(HOST, None))
+
+    def to_vote(self) -> None:
+        """From the mission phase (or discussion) to the vote phase."""
+        while self.game.phase.name != "vote":
+            self.deadline()
+
+    def votes(self, ballots: Mapping[str, str | None]) -> None:
+        for who, target in ballots.items():
+            self.vote(who, target)
+
+    def next_round(self) -> None:
+        """Finish the current round by deadlines (missing inputs count as nothing)."""
+        r = self.game.phase.round
+        while not self.game.over and self.game.phase.round == r:
+            self.deadline()
+
+
+def start(
+    n: int = 5,
+    *,
+    seed: str | int = 1,
+    infiltrators: Sequence[str] | None = None,
+    rounds: Mapping[int, Mapping[str, Any]] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Driver:
+    """A started Station game (round 1, mission phase) in a `Driver`.
+
+    `infiltrators` fixes the team (everyone else loyal); `rounds` fixes plans and
+    traps per round, as a game script's setup does: {1: {"plans": [...], "trap":
+    None}}. Automatic advancing is off unless `options` turns it on.
+    """
+    d = Driver(new(n, seed=seed, infiltrators=infiltrators, rounds=rounds, options=options))
+    d.ok(A.Start(HOST))
+    return d
