@@ -364,7 +364,12 @@ def _deadline(game: Game, action: A.Action, now: float) -> Accepted[Game] | Reje
     rules = rules_for(game.kind)
     missed = list(game.missed)
     reports: list[Event] = []
-    for seat in rules.awaiting(game):
+    # Where who is awaited is itself a secret (Traitors' night: only traitors
+    # vote), a game lists `secret_awaiting(game) -> True` and misses go uncounted,
+    # so neither the host's counts nor its reports can point at anyone.
+    secret = getattr(rules, "secret_awaiting", None)
+    counted = () if secret is not None and secret(game) else rules.awaiting(game)
+    for seat in counted:
         missed[seat] += 1
         if missed[seat] == MISSES_REPORTED:
             text = msg(N_("{name} has missed two deadlines in a row."), name=game.names[seat])

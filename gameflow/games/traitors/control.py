@@ -1,0 +1,117 @@
+"""The game master's controls. The host plays no role; the bot keeps the books.
+
+Switches that concern tonight (murder-free, forbid the death-list murder, the
+death list in play) can be set any time before the night is resolved; the
+dagger switch takes effect at the next shield-room draw; recruitment applies
+from the next night vote. `final` brings the final round table forward to today
+(or to tomorrow when called at night).
+"""
+
+from __future__ import annotations
+
+from gameflow.core.actions import Action
+from gameflow.core.events import Event, Kind, announce, tell, to_host
+from gameflow.core.legal import ActionSpec, Field, Value
+from gameflow.core.result import Accepted, Rejected, reject
+from gameflow.core.state import Game
+from gameflow.core.text import N_, msg
+from gameflow.games.traitors import missions
+from gameflow.games.traitors.actions import (
+    CallFinal,
+    ForbidMurder,
+    MurderFree,
+    PlayDagger,
+    PlayDeathList,
+    Recruit,
+    Score,
+)
+from gameflow.games.traitors.state import MISSION, NIGHT, REVOTE, ROUNDTABLE, SHIELD_ROOM, Traitors
+
+BEFORE_NIGHT_ENDS = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT)
+
+
+def _night_ahead(game: Game, st: Traitors) -> bool:
+    return game.phase.name in BEFORE_NIGHT_ENDS and game.phase.round < st.final_day
+
+
+def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
+    st: Traitors = game.rules
+    seq = game.phase.seq
+    if isinstance(a, Score):
+        return missions.score(game, a)
+    if isinstance(a, MurderFree):
+        if not _night_ahead(game, st):
+            return reject("no_night", N_("There is no night left today to make murder-free."))
+        if st.murder_free:
+            return reject("already", N_("Tonight is already murder-free."))
+        new = game._replace(rules=st._replace(murder_free=True))
+        return Accepted(
+            new, (announce(msg(N_("The game master declares tonight murder-free.")), seq),)
+        )
+    if isinstance(a, ForbidMurder):
+        if not _night_ahead(game, st) or not st.listed:
+            return reject("no_list", N_("The murder can only be forbidden on a death-list night."))
+        if st.forbid_murder:
+            return reject("already", N_("Tonight's murder is already forbidden."))
+        new = game._replace(rules=st._replace(forbid_murder=True))
+        events = tuple(
+            tell(
+                game.players[s],
+                msg(N_("The game master forbids tonight's murder.")),
+                seq,
+                secret=True,
+            )
+            for s in st.traitors()
+        )
+        return Accepted(new, events)
+    if isinstance(a, Recruit):
+        new = game._replace(rules=st._replace(recruit=a.allow))
+        text = msg(N_("Recruitment allowed.")) if a.allow else msg(N_("Recruitment stopped."))
+        return Accepted(new, (to_host(game.host, text, seq),))
+    if isinstance(a, PlayDagger):
+        new = game._replace(rules=st._replace(dagger_on=a.on))
+        text = msg(N_("The dagger is in play.")) if a.on else msg(N_("The dagger is out of play."))
+        return Accepted(new, (announce(text, seq), Event(Kind.CHANGED, phase=seq)))
+    if isinstance(a, PlayDeathList):
+        if not _night_ahead(game, st) or (game.phase.name == NIGHT and st.pending is not None):
+            return reject("no_night", N_("There is no night left today for the death list."))
+        if st.death_list_on:
+            return reject("already", N_("The death list is already in play tonight."))
+        new = game._replace(rules=st._replace(death_list_on=True))
+        return Accepted(
+            new, (announce(msg(N_("The game master puts the death list in play.")), seq),)
+        )
+    if isinstance(a, CallFinal):
+        day = game.phase.round
+        target = day if game.phase.name in (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE) else day + 1
+        if st.final_day <= target:
+            return reject("already", N_("The final round table is already the next one."))
+        new = game._replace(rules=st._replace(final_day=target))
+        text = msg(N_("The game master calls the final round table on day {day}."), day=target)
+        return Accepted(new, (announce(text, seq), Event(Kind.CHANGED, phase=seq)))
+    raise TypeError(f"not a game-master action: {a!r}")
+
+
+def legal(game: Game) -> tuple[ActionSpec, ...]:
+    """The game master's controls that would be accepted now."""
+    st: Traitors = game.rules
+    seq = game.phase.seq
+    specs: list[ActionSpec] = []
+    m = st.mission
+    if game.phase.name == MISSION and m is not None and m.kind == "host":
+        active: tuple[Value, ...] = tuple(game.players[s] for s in st.seats())
+        specs.append(ActionSpec(Score.kind, seq, (Field("access", active),)))
+    if _night_ahead(game, st):
+        if not st.murder_free:
+            specs.append(ActionSpec(MurderFree.kind, seq))
+        if st.listed and not st.forbid_murder:
+            specs.append(ActionSpec(ForbidMurder.kind, seq))
+        if not st.death_list_on and st.pending is None:
+            specs.append(ActionSpec(PlayDeathList.kind, seq))
+    specs.append(ActionSpec(Recruit.kind, seq, (Field("allow", (0, 1)),)))
+    specs.append(ActionSpec(PlayDagger.kind, seq, (Field("on", (0, 1)),)))
+    day = game.phase.round
+    target = day if game.phase.name in (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE) else day + 1
+    if st.final_day > target:
+        specs.append(ActionSpec(CallFinal.kind, seq))
+    return tuple(specs)

@@ -1,0 +1,191 @@
+"""The Traitors' own state: small immutable records indexed by seat.
+
+Seats (indices into `Game.players`) are used throughout instead of player ids,
+as in Station. Everything secret (roles, the shield and dagger holders, the
+traitors' night votes, the death list before breakfast, the chest drawn for a
+mission) lives here and is only ever shown through the views, which decide per
+viewer what may be seen.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, TypeVar
+
+LOYAL = "loyal"
+TRAITOR = "traitor"
+TRAITORS = "traitors"  # the team name in results
+
+NOBODY = -1
+
+# phases
+MISSION = "mission"
+SHIELD_ROOM = "shield_room"
+ROUNDTABLE = "roundtable"
+REVOTE = "revote"
+NIGHT = "night"
+ANSWER = "answer"
+END_VOTE = "end_vote"
+PHASES = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT, ANSWER, END_VOTE)
+
+# player status
+ACTIVE = "active"
+MURDERED = "murdered"
+BANISHED = "banished"
+
+# night action kinds
+MURDER = "murder"
+TEMPT = "tempt"
+FORCE = "force"
+
+# vote kinds at the round table
+OPEN = "open"  # every active player votes, candidates: everyone not excluded
+TIE = "tie"  # a re-vote among the tied, who do not vote themselves
+
+MAX_TEXT = 140  # a one-line reason or plea
+
+
+class Config(NamedTuple):
+    """Fixed at the start from the options; phase durations in seconds."""
+
+    pacing: str
+    missions: str
+    final_day: int
+    death_list_size: int
+    durations: tuple[tuple[str, float], ...]
+    plea_seconds: float
+    ends: tuple[tuple[str, float], ...] = ()  # campaign: phase end after breakfast
+    tempt_last_day: int = 9
+    force_last_day: int = 10
+
+    def seconds(self, phase: str) -> float:
+        for name, value in self.durations:
+            if name == phase:
+                return value
+        raise KeyError(phase)
+
+
+class Ballot(NamedTuple):
+    """One round-table vote: the target seat, whether the dagger was laid on it,
+    and the voter's optional one-line reason (read out with the vote)."""
+
+    target: int
+    dagger: bool = False
+    reason: str = ""
+
+
+class Table(NamedTuple):
+    """The vote running now at the round table (or at the final round table)."""
+
+    kind: str = OPEN
+    number: int = 0  # 0 = the day's first vote, 1 = the next one, ...
+    candidates: tuple[int, ...] = ()
+    voters: tuple[int, ...] = ()
+    ballots: tuple[Ballot | None, ...] = ()
+    excluded: tuple[int, ...] = ()  # removed as candidates after a second tie
+    pleas: tuple[str | None, ...] = ()
+    dagger_laid: int = -1  # the vote number the dagger was laid down in (-1: not yet)
+
+
+class NightVote(NamedTuple):
+    kind: str
+    target: int
+
+
+class Pending(NamedTuple):
+    """A tempt or force waiting for its answer, and the night's murder to come."""
+
+    kind: str  # TEMPT | FORCE
+    target: int
+    murder: int = NOBODY  # the force night's murder target
+    declined: tuple[int, ...] = ()  # shield holders who refused a force tonight
+
+
+class Reading(NamedTuple):
+    """One vote as read out: who voted for whom, counted how many times, why."""
+
+    voter: int
+    target: int
+    weight: int
+    reason: str
+
+
+class DayRecord(NamedTuple):
+    """One finished day, as the replay record and the history screens show it."""
+
+    day: int
+    murdered: int
+    banished: tuple[int, ...]
+    revealed: tuple[tuple[int, str], ...]  # (seat, role) revealed on banishment
+    converted: int
+    pot: int
+    votes: tuple[tuple[Reading, ...], ...] = ()
+    mission_silver: int = 0
+    access: tuple[int, ...] = ()
+    tempted: bool = False  # somebody was tempted (not who)
+
+
+class Mission(NamedTuple):
+    """Today's mission: host-scored or a built-in chat mission."""
+
+    kind: str  # "host" | "relay" | "chests"
+    replies: tuple[tuple[str, ...] | None, ...] = ()  # per seat, the reply fields
+    silver: int = 0  # host-scored: silver won
+    access: tuple[int, ...] = ()  # host-scored: who earned shield-room access
+    scored: bool = False
+    cursed: int = 0  # chests: the chest the traitors know is cursed (1..3)
+    treasure: int = 0  # chests: the treasure chest (1..3), unknown to all
+
+
+class Traitors(NamedTuple):
+    config: Config
+    role: tuple[str, ...]  # LOYAL | TRAITOR now
+    status: tuple[str, ...]  # ACTIVE | MURDERED | BANISHED
+    start_traitors: int
+    final_day: int  # the game master may bring it forward
+    pot: int = 0
+    anchor: float = 0.0  # the current day's breakfast time (campaign pacing)
+    mission: Mission | None = None
+    access: tuple[int, ...] = ()
+    shield: int = NOBODY  # holder, protected tonight only
+    dagger: int = NOBODY  # holder, for this day's round table(s)
+    dagger_used: bool = False
+    table: Table = Table()
+    readings: tuple[tuple[Reading, ...], ...] = ()  # today's votes, read out
+    banished_today: tuple[int, ...] = ()
+    revealed_today: tuple[tuple[int, str], ...] = ()
+    night_votes: tuple[NightVote | None, ...] = ()
+    force_votes: tuple[int | None, ...] = ()
+    pending: Pending | None = None
+    answer: bool | None = None
+    death_list: tuple[int, ...] = ()  # the list being written tonight
+    listed: tuple[int, ...] = ()  # the published list tonight's murder comes from
+    end_votes: tuple[bool | None, ...] = ()
+    # game-master switches
+    recruit: bool = True
+    dagger_on: bool = True
+    death_list_on: bool = False  # the list is written tonight
+    murder_free: bool = False  # tonight
+    forbid_murder: bool = False  # tonight (death-list nights only)
+    tempted_today: bool = False
+    history: tuple[DayRecord, ...] = ()
+    fixture: str = "{}"
+
+    def active(self, seat: int) -> bool:
+        return self.status[seat] == ACTIVE
+
+    def seats(self) -> tuple[int, ...]:
+        return tuple(s for s, v in enumerate(self.status) if v == ACTIVE)
+
+    def traitors(self) -> tuple[int, ...]:
+        return tuple(s for s in self.seats() if self.role[s] == TRAITOR)
+
+    def loyals(self) -> tuple[int, ...]:
+        return tuple(s for s in self.seats() if self.role[s] == LOYAL)
+
+
+T = TypeVar("T")
+
+
+def put(t: tuple[T, ...], i: int, v: T) -> tuple[T, ...]:
+    """`t` with item `i` replaced by `v`."""
+    return (*t[:i], v, *t[i + 1 :])
