@@ -1,0 +1,158 @@
+"""The Resistance: team proposals, votes, secret mission cards and plot cards.
+
+The rules digest is ../shared/rules/resistance.md; docs/rules/resistance.md is
+the project's own rules page with every [decision] this module takes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gameflow.core.actions import Action
+from gameflow.core.legal import ActionSpec
+from gameflow.core.result import Accepted, Rejected
+from gameflow.core.state import Game
+from gameflow.games.resistance import flow, inputs, plots, views
+from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
+
+
+class StepError(ValueError):
+    """A script step that is not a well-formed Resistance action."""
+
+
+class ResistanceRules:
+    kind = "resistance"
+    min_players = 5
+    max_players = 10
+
+    def default_options(self) -> dict[str, Any]:
+        return {
+            "proposal_seconds": 180.0,
+            "vote_seconds": 120.0,
+            "mission_seconds": 60.0,
+            "reminder_before": 60.0,
+            "auto_advance": True,
+            "plot_cards": True,
+            "plot_deck": "auto",  # auto | full | reduced
+            "heroes": False,
+            "hero_cards": "",  # the host's own hero cards, one per line ("" = shipped list)
+            "spies": 0,  # 0: by the table in the rules
+            "double_fail": True,  # mission 4 needs two fails with 7+ players
+            "max_rejections": 5,
+        }
+
+    def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:
+        return flow.start(game, now)
+
+    def act(self, game: Game, action: Action, now: float) -> Accepted[Game] | Rejected:
+        seat = game.seat(action.by or "")
+        if isinstance(action, Propose):
+            return inputs.propose(game, action, seat)
+        if isinstance(action, Vote):
+            return inputs.vote(game, action, seat)
+        if isinstance(action, Mission):
+            return inputs.mission(game, action, seat)
+        if isinstance(action, Give):
+            return plots.give(game, action, seat)
+        if isinstance(action, Play):
+            return plots.play(game, action, seat)
+        if isinstance(action, Pass):
+            return inputs.pass_(game, action, seat)
+        raise TypeError(f"not a Resistance action: {action!r}")
+
+    def end_phase(self, game: Game, now: float) -> Accepted[Game]:
+        return flow.end_phase(game, now)
+
+    def awaiting(self, game: Game) -> tuple[int, ...]:
+        return inputs.awaiting(game)
+
+    def expected(self, game: Game) -> tuple[int, ...]:
+        return inputs.expected(game)
+
+    def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:
+        return inputs.legal(game, player)
+
+    def public_view(self, game: Game) -> dict[str, Any]:
+        return views.public_view(game)
+
+    def player_view(self, game: Game, player: str) -> dict[str, Any]:
+        return views.player_view(game, player)
+
+    def host_view(self, game: Game) -> dict[str, Any]:
+        return views.host_view(game)
+
+    def record(self, game: Game) -> dict[str, Any]:
+        return views.record(game)
+
+    def parse_step(self, step: Mapping[str, Any]) -> Action | None:
+        do = step.get("do")
+        by = step.get("as")
+        phase = step.get("phase")
+        if do == Propose.kind:
+            team = step.get("team")
+            if not isinstance(team, list) or not all(isinstance(p, str) for p in team):
+                raise StepError("a team is a list of player ids")
+            return Propose(by, phase, tuple(team))
+        if do == Vote.kind:
+            approve = step.get("approve")
+            if not isinstance(approve, bool):
+                raise StepError("a team vote needs approve: true or false")
+            return Vote(by, phase, approve)
+        if do == Mission.kind:
+            card = step.get("card")
+            if not isinstance(card, str):
+                raise StepError("a mission card is success or fail")
+            return Mission(by, phase, card)
+        if do == Give.kind:
+            card, to = step.get("card"), step.get("to")
+            if not isinstance(card, str) or not isinstance(to, str):
+                raise StepError("give needs a card id and a player id")
+            return Give(by, phase, card, to)
+        if do == Play.kind:
+            card, target, take = step.get("card"), step.get("target"), step.get("take")
+            if not isinstance(card, str):
+                raise StepError("play needs a card id")
+            if target is not None and not isinstance(target, str):
+                raise StepError("a target is a player id")
+            if take is not None and not isinstance(take, str):
+                raise StepError("take is a card id")
+            return Play(by, phase, card, target, take)
+        if do == Pass.kind:
+            return Pass(by, phase)
+        return None
+
+    def step_of(self, action: Action) -> dict[str, Any] | None:
+        if isinstance(action, Propose):
+            return {"as": action.by, "do": "propose", "team": list(action.team)}
+        if isinstance(action, Vote):
+            return {"as": action.by, "do": "vote", "approve": action.approve}
+        if isinstance(action, Mission):
+            return {"as": action.by, "do": "mission", "card": action.card}
+        if isinstance(action, Give):
+            return {"as": action.by, "do": "give", "card": action.card, "to": action.to}
+        if isinstance(action, Play):
+            step: dict[str, Any] = {"as": action.by, "do": "play", "card": action.card}
+            if action.target is not None:
+                step["target"] = action.target
+            if action.take is not None:
+                step["take"] = action.take
+            return step
+        if isinstance(action, Pass):
+            return {"as": action.by, "do": "pass"}
+        return None
+
+
+RESISTANCE = ResistanceRules()
+
+__all__ = [
+    "RESISTANCE",
+    "Give",
+    "Mission",
+    "Pass",
+    "Play",
+    "Propose",
+    "ResistanceRules",
+    "StepError",
+    "Vote",
+]

@@ -1,0 +1,199 @@
+"""Simple Resistance bots for simulations and benchmarks.
+
+Two policies read only what a real player could know (their own player view:
+role, fellow spies, what plot cards told them, the public history):
+- `random_action`: a uniformly random legal action (benchmarks, fuzzing);
+- `simple_action`: plays its side plainly (spies fail missions and back teams
+  with a spy, the resistance avoids players it knows or suspects to be spies).
+
+`play_game` runs a whole game through the core with a seeded policy, and
+`spy_win_rates` plays many games per player count: the figures behind
+`muldvarp simulate resistance`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from itertools import combinations
+from typing import Any
+
+from gameflow.core import actions as A
+from gameflow.core.engine import apply, legal, new_game
+from gameflow.core.legal import ActionSpec
+from gameflow.core.result import Rejected
+from gameflow.core.state import Game
+from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
+from gameflow.games.resistance.cards import (
+    IN_THE_SPOTLIGHT,
+    KEEPING_CLOSE_EYE,
+    NO_CONFIDENCE,
+    STRONG_LEADER,
+)
+from gameflow.games.resistance.state import FAIL, SPIES, SUCCESS, Resistance
+
+Policy = Callable[[Game, str, ActionSpec, random.Random], A.Action | None]
+EPOCH = 1_700_000_000.0
+
+
+def random_action(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.Action | None:
+    """Any legal action, uniformly (a random team of the right size)."""
+    fields = {f.name: f.options for f in spec.fields}
+    if spec.kind == Propose.kind:
+        st: Resistance = game.rules
+        team = rng.sample(list(fields["team"]), st.team_size)
+        return Propose(player, None, tuple(str(p) for p in team))
+    if spec.kind == Vote.kind:
+        return Vote(player, None, rng.random() < 0.5)
+    if spec.kind == Mission.kind:
+        return Mission(player, None, str(rng.choice(fields["card"])))
+    if spec.kind == Give.kind:
+        return Give(player, None, str(rng.choice(fields["card"])), str(rng.choice(fields["to"])))
+    if spec.kind == Play.kind:
+        if rng.random() < 0.5:
+            return None
+        target = rng.choice(fields["target"])
+        return Play(player, None, str(fields["card"][0]), None if target is None else str(target))
+    if spec.kind == Pass.kind:
+        return Pass(player)
+    return None
+
+
+def _suspicion(game: Game, seat: int) -> list[float]:
+    """The chance this player gives each seat of being a spy. A spy knows the
+    spies; a member of the resistance counts the spy sets (without themselves)
+    that fit every mission so far (at least as many spies on a team as fails)
+    and what plot cards showed them."""
+    st: Resistance = game.rules
+    n = len(game.players)
+    if st.spy[seat]:
+        return [1.0 if st.spy[s] else 0.0 for s in range(n)]
+    spies, clear = set(), {seat}
+    for f in st.knowledge[seat]:
+        if f.value in (SPIES, FAIL):
+            spies.add(f.about)
+        elif f.card != KEEPING_CLOSE_EYE:
+            clear.add(f.about)
+    fits = [
+        c
+        for c in combinations([s for s in range(n) if s not in clear], sum(st.spy))
+        if spies <= set(c) and all(len(set(r.team) & set(c)) >= r.fails for r in st.results)
+    ]
+    if not fits:
+        return [0.0 if s in clear else 0.5 for s in range(n)]
+    count = [0] * n
+    for c in fits:
+        for s in c:
+            count[s] += 1
+    return [count[s] / len(fits) for s in range(n)]
+
+
+def simple_action(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.Action | None:
+    st: Resistance = game.rules
+    seat = game.seat(player)
+    spy = st.spy[seat]
+    score = _suspicion(game, seat)
+    fields = {f.name: f.options for f in spec.fields}
+    if spec.kind == Propose.kind:
+        others = [s for s in range(len(game.players)) if s != seat]
+        rng.shuffle(others)
+        # the resistance takes the least suspect; a spy takes resistance players along
+        others.sort(key=lambda s: score[s])
+        team = [seat, *others[: st.team_size - 1]]
+        return Propose(player, None, tuple(game.players[s] for s in team))
+    worst = max(score[s] for s in st.team) if st.team else 0.0
+    if spec.kind == Vote.kind:
+        if spy:
+            return Vote(player, None, worst > 0 or rng.random() < 0.2)
+        last = st.rejections + 1 >= st.config.max_rejections
+        best = sorted(score)[st.team_size - 1]
+        return Vote(player, None, last or worst <= best + 0.01)
+    if spec.kind == Mission.kind:
+        # a spy hides now and then, but never when the spies need the fail
+        hide = len(st.results) - st.failures() < 2 and rng.random() < 0.2
+        return Mission(
+            player, None, FAIL if spy and FAIL in fields["card"] and not hide else SUCCESS
+        )
+    if spec.kind == Give.kind:
+        return Give(player, None, str(rng.choice(fields["card"])), str(rng.choice(fields["to"])))
+    if spec.kind == Play.kind:
+        card = str(fields["card"][0])
+        targets = list(fields["target"])
+        if card == NO_CONFIDENCE and (worst > 0) == spy:
+            return None
+        if card == STRONG_LEADER and rng.random() < 0.5:
+            return None
+        if card in (IN_THE_SPOTLIGHT, KEEPING_CLOSE_EYE) and spy:
+            return None
+        target = rng.choice(targets)
+        return Play(player, None, card, None if target is None else str(target))
+    if spec.kind == Pass.kind:
+        return Pass(player)
+    return None
+
+
+def _ok(result: Any) -> Game:
+    assert not isinstance(result, Rejected), result
+    state: Game = result.state
+    return state
+
+
+def start_game(players: int, seed: int | str, options: dict[str, Any] | None = None) -> Game:
+    opts = {"auto_advance": True, **(options or {})}
+    game = new_game("resistance", f"sim{seed}", "host", seed, lang="en", options=opts)
+    for i in range(players):
+        game = _ok(apply(game, A.Join(f"p{i}", None, f"P{i}"), EPOCH))
+    return _ok(apply(game, A.Start("host"), EPOCH))
+
+
+def play_game(
+    game: Game,
+    policy: Policy,
+    rng: random.Random,
+    on_action: Callable[[A.Action, float], None] | None = None,
+) -> Game:
+    """Play `game` to its end: each player in seat order acts on their legal
+    actions; when nobody acts, the phase's deadline fires."""
+    now = EPOCH
+    while not game.over:
+        progressed = False
+        for p in game.players:
+            for spec in legal(game, p):
+                if spec.kind in (A.Leave.kind, A.Start.kind):
+                    continue
+                action = policy(game, p, spec, rng)
+                if action is None:
+                    continue
+                now += 0.5
+                result = apply(game, action, now)
+                if not isinstance(result, Rejected):
+                    game = result.state
+                    progressed = True
+                    if on_action is not None:
+                        on_action(action, now)
+                break
+        if not progressed and not game.over:
+            now = max(now, game.phase.deadline or now)
+            deadline = A.Deadline(None, game.phase.seq)
+            game = _ok(apply(game, deadline, now))
+            if on_action is not None:
+                on_action(deadline, now)
+    return game
+
+
+def spy_win_rates(
+    counts: Iterable[int], games: int, seed: int = 0, options: dict[str, Any] | None = None
+) -> dict[int, float]:
+    """The spies' share of wins with the simple bots, per player count."""
+    out: dict[int, float] = {}
+    for n in counts:
+        wins = 0
+        for g in range(games):
+            s = seed + g
+            end = play_game(start_game(n, s, options), simple_action, random.Random(s))
+            wins += end.winner == SPIES
+        out[n] = wins / games
+    return out
+
+
+__all__ = ["play_game", "random_action", "simple_action", "spy_win_rates", "start_game"]

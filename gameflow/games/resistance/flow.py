@@ -1,0 +1,392 @@
+"""Resistance's phases: the deal, each proposal round, and the end of each phase.
+
+proposal -> team_vote -> mission, with a rejected (or vetoed) team going back to
+proposal. Leadership passes to the next seat after every team vote. The end of
+the proposal settles what the leader left undone (cards, team), the end of the
+vote counts it, and the end of the mission counts the fails and decides the game.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gameflow.core.events import Event, Kind, announce, prompt, tell
+from gameflow.core.phases import enter, over
+from gameflow.core.result import Accepted, Rejected, reject
+from gameflow.core.rng import rng_for
+from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.games.resistance.cards import (
+    CARDS,
+    DECKS,
+    KEEPING_CLOSE_EYE,
+    MISSION_CARDS,
+    STRONG_LEADER,
+    deck_for,
+    parse_heroes,
+    shipped_heroes,
+)
+from gameflow.games.resistance.plots import learn, settle_proposal
+from gameflow.games.resistance.state import (
+    FAIL,
+    MISSION,
+    MISSIONS,
+    NOBODY,
+    PROPOSAL,
+    RESISTANCE,
+    SIZES,
+    SPIES,
+    SPY,
+    SUCCESS,
+    TEAM_VOTE,
+    WINS_NEEDED,
+    Config,
+    Fact,
+    MissionRecord,
+    Resistance,
+    TeamVote,
+    update,
+)
+from gameflow.games.resistance.texts import NO_ONE, card_name, mission_card, team_msg
+
+
+def config_for(game: Game) -> Config:
+    size = SIZES[len(game.players)]
+    return Config(
+        teams=size.teams,
+        double_fail=size.double_fail if game.option("double_fail", True) else 0,
+        draw=size.plot_cards if game.option("plot_cards", True) else 0,
+        heroes=bool(game.option("heroes", False)),
+        proposal_seconds=float(game.option("proposal_seconds", 180.0)),
+        vote_seconds=float(game.option("vote_seconds", 120.0)),
+        mission_seconds=float(game.option("mission_seconds", 60.0)),
+        max_rejections=int(game.option("max_rejections", 5)) or 5,
+    )
+
+
+def start(game: Game, now: float) -> Accepted[Game] | Rejected:
+    n = len(game.players)
+    setup: dict[str, Any] = json.loads(game.setup)
+    roles = setup.get("roles")
+    if roles is not None:
+        if not isinstance(roles, dict) or set(roles) - set(game.players):
+            return reject("bad_setup", N_("The fixed deal names unknown players or roles."))
+        if any(r not in (SPY, RESISTANCE) for r in roles.values()):
+            return reject("bad_setup", N_("The fixed deal names unknown players or roles."))
+        spy = tuple(roles.get(p) == SPY for p in game.players)
+    else:
+        k = int(game.option("spies", 0)) or SIZES[n].spies
+        if not 0 < k < n / 2:
+            return reject("bad_setup", N_("The spies must be fewer than half the players."))
+        chosen = set(rng_for(game.seed, "resistance/roles").sample(range(n), k))
+        spy = tuple(i in chosen for i in range(n))
+    leader = game.seat(str(setup.get("leader", "")))
+    if "leader" in setup and leader < 0:
+        return reject("bad_setup", N_("The fixed deal names unknown players or roles."))
+    if leader < 0:
+        leader = rng_for(game.seed, "resistance/leader").randrange(n)
+    kind = str(game.option("plot_deck", "auto"))
+    if kind not in DECKS:
+        return reject("bad_setup", N_("The plot deck is auto, full or reduced."))
+    if "plot_deck" in setup:
+        deck = setup["plot_deck"]
+        if not isinstance(deck, list) or any(c not in CARDS for c in deck):
+            return reject("bad_setup", N_("The fixed plot deck names unknown cards."))
+        deck = tuple(deck)
+    else:
+        cards = list(deck_for(n, kind))
+        rng_for(game.seed, "resistance/plot_deck").shuffle(cards)
+        deck = tuple(cards)
+    config = config_for(game)
+    heroes: tuple[str, ...] = ()
+    if config.heroes:
+        custom = str(game.option("hero_cards", ""))
+        heroes = parse_heroes(custom) if custom.strip() else shipped_heroes(game.lang)
+        order = list(heroes)
+        rng_for(game.seed, "resistance/heroes").shuffle(order)
+        heroes = tuple(order)
+    st = Resistance(
+        config=config,
+        spy=spy,
+        leader=leader,
+        deck=deck if config.draw else (),
+        knowledge=((),) * n,
+        heroes=heroes,
+    )
+    game = update(game, rules=st, missed=(0,) * n)
+    seq = game.phase.seq + 1
+    events: list[Event] = [
+        announce(
+            msg(
+                N_(
+                    "The game has started: {count} players, {spies} spies. Team sizes: {teams}. "
+                    "The first leader is {leader}."
+                ),
+                count=n,
+                spies=sum(spy),
+                teams="-".join(
+                    str(t) + ("*" if i + 1 == config.double_fail else "")
+                    for i, t in enumerate(config.teams)
+                ),
+                leader=game.names[leader],
+            ),
+            seq,
+        )
+    ]
+    spies = tuple(game.names[i] for i in range(n) if spy[i])
+    for i, player in enumerate(game.players):
+        if spy[i]:
+            text = msg(N_("You are a SPY. The spies are: {names}."), names=spies)
+        else:
+            text = msg(N_("You are in the RESISTANCE."))
+        events.append(tell(player, text, seq, secret=True))
+    return start_proposal(game, now, events, first=True)
+
+
+def start_proposal(game: Game, now: float, events: list[Event], first: bool) -> Accepted[Game]:
+    """A new proposal round: draw plot cards (first round of a mission), draw
+    the hero card, and wait for the leader."""
+    st: Resistance = game.rules
+    n = len(game.players)
+    hand: tuple[str, ...] = ()
+    deck = st.deck
+    if first and st.config.draw:
+        hand, deck = deck[: st.config.draw], deck[st.config.draw :]
+    hero = st.heroes[st.hero_count % len(st.heroes)] if st.heroes else ""
+    st = update(
+        st,
+        deck=deck,
+        hand=hand,
+        team=(),
+        votes=(None,) * n,
+        cards=(None,) * n,
+        dealing_started=False,
+        strong_played=False,
+        passed=(),
+        veto=NOBODY,
+        spotlight=(),
+        watch=(),
+        hero=hero,
+        hero_count=st.hero_count + (1 if hero else 0),
+    )
+    phase, timers = enter(game, PROPOSAL, st.mission, st.config.proposal_seconds, now)
+    seq = phase.seq
+    leader = game.names[st.leader]
+    events.append(
+        announce(
+            msg(
+                N_(
+                    "Mission {mission}, proposal {attempt}: {leader} leads and picks {size} players."
+                ),
+                mission=st.mission,
+                attempt=st.rejections + 1,
+                leader=leader,
+                size=st.team_size,
+            ),
+            seq,
+        )
+    )
+    if hand:
+        events.append(
+            announce(
+                msg(
+                    N_("{leader} draws plot cards to give out: {cards}."),
+                    leader=leader,
+                    cards=tuple(card_name(c) for c in hand),
+                ),
+                seq,
+            )
+        )
+    if hero:
+        events.append(announce(msg(N_("Hero card: {hero}"), hero=hero), seq))
+    events.append(prompt(game.players[st.leader], seq))
+    strong = {h.seat for h in st.held if h.card == STRONG_LEADER and h.seat != st.leader}
+    events.extend(prompt(game.players[s], seq) for s in sorted(strong))
+    events.extend(timers)
+    events.append(Event(Kind.CHANGED, phase=seq))
+    return Accepted(update(game, rules=st, phase=phase), tuple(events))
+
+
+def end_phase(game: Game, now: float) -> Accepted[Game]:
+    name = game.phase.name
+    if name == PROPOSAL:
+        return _end_proposal(game, now)
+    if name == TEAM_VOTE:
+        return _end_vote(game, now)
+    return _end_mission(game, now)
+
+
+def random_team(game: Game) -> tuple[int, ...]:
+    """A leader who misses the deadline gets a drawn team: themselves and others."""
+    st: Resistance = game.rules
+    others = [s for s in range(len(game.players)) if s != st.leader]
+    rng = rng_for(game.seed, f"resistance/team/{game.phase.seq}")
+    return (st.leader, *rng.sample(others, st.team_size - 1))
+
+
+def _end_proposal(game: Game, now: float) -> Accepted[Game]:
+    game, events = settle_proposal(game)
+    st: Resistance = game.rules
+    seq = game.phase.seq
+    if not st.team:
+        st = update(st, team=random_team(game))
+        events.append(
+            announce(
+                msg(
+                    N_("{leader} did not propose in time; the drawn team is: {names}."),
+                    leader=game.names[st.leader],
+                    names=tuple(game.names[s] for s in st.team),
+                ),
+                seq,
+            )
+        )
+        game = update(game, rules=st)
+    phase, timers = enter(game, TEAM_VOTE, st.mission, st.config.vote_seconds, now)
+    events.append(
+        announce(
+            msg(
+                N_("Vote on the team {names}: approve or reject."),
+                names=tuple(game.names[s] for s in st.team),
+            ),
+            phase.seq,
+        )
+    )
+    events.extend(prompt(p, phase.seq) for p in game.players)
+    events.extend(timers)
+    events.append(Event(Kind.CHANGED, phase=phase.seq))
+    return Accepted(update(game, phase=phase), tuple(events))
+
+
+def _end_vote(game: Game, now: float) -> Accepted[Game]:
+    st: Resistance = game.rules
+    n = len(game.players)
+    seq = game.phase.seq
+    yes = sum(1 for v in st.votes if v)
+    approved = 2 * yes > n  # strict majority of all players; a missing vote rejects
+    names = game.names
+    pro: tuple[Msg | str | int, ...] = tuple(names[s] for s, v in enumerate(st.votes) if v)
+    con: tuple[Msg | str | int, ...] = tuple(names[s] for s, v in enumerate(st.votes) if not v)
+    record = TeamVote(
+        st.mission, st.rejections + 1, st.leader, st.team, st.votes, approved, hero=st.hero
+    )
+    st = update(st, proposals=(*st.proposals, record), leader=(st.leader + 1) % n)
+    text = msg(
+        N_("The team is approved ({yes} of {count}). Approve: {approve}. Reject: {reject}.")
+        if approved
+        else N_("The team is rejected ({yes} of {count}). Approve: {approve}. Reject: {reject}."),
+        yes=yes,
+        count=n,
+        approve=pro or NO_ONE,
+        reject=con or NO_ONE,
+    )
+    events: list[Event] = [announce(text, seq)]
+    game = update(game, rules=st)
+    if not approved:
+        return _rejected(game, now, events)
+    phase, timers = enter(game, MISSION, st.mission, st.config.mission_seconds, now)
+    events.append(
+        announce(msg(N_("The team goes on mission {mission}."), mission=st.mission), phase.seq)
+    )
+    members = set(st.team) | {h.seat for h in st.held if h.card in MISSION_CARDS}
+    events.extend(prompt(game.players[s], phase.seq) for s in sorted(members))
+    events.extend(timers)
+    events.append(Event(Kind.CHANGED, phase=phase.seq))
+    return Accepted(update(game, phase=phase), tuple(events))
+
+
+def _rejected(game: Game, now: float, events: list[Event]) -> Accepted[Game]:
+    """A rejected or vetoed team: move the vote track; the fifth rejection in a
+    row wins the game for the spies."""
+    st: Resistance = game.rules
+    st = update(st, rejections=st.rejections + 1)
+    game = update(game, rules=st)
+    if st.rejections >= st.config.max_rejections:
+        events.append(
+            announce(
+                nmsg(
+                    "{n} team in a row was rejected.",
+                    "{n} teams in a row were rejected.",
+                    st.config.max_rejections,
+                ),
+                game.phase.seq,
+            )
+        )
+        return _game_over(game, SPIES, now, events)
+    return start_proposal(game, now, events, first=False)
+
+
+def _end_mission(game: Game, now: float) -> Accepted[Game]:
+    st: Resistance = game.rules
+    seq = game.phase.seq
+    events: list[Event] = []
+    if st.veto != NOBODY:
+        last = st.proposals[-1]
+        st = update(st, proposals=(*st.proposals[:-1], update(last, vetoed_by=st.veto)))
+        return _rejected(update(game, rules=st), now, events)
+    played = tuple(st.cards[s] or SUCCESS for s in st.team)  # a missing card is a success
+    fails = played.count(FAIL)
+    success = fails < st.config.fails_needed(st.mission)
+    shown = tuple((s, st.cards[s] or SUCCESS) for s in st.spotlight)
+    for watcher, watched in st.watch:
+        seen = st.cards[watched] or SUCCESS
+        st = learn(st, watcher, Fact(st.mission, KEEPING_CLOSE_EYE, watched, seen))
+        text = msg(
+            N_("Keeping a Close Eye on You: {name} played {card}."),
+            name=game.names[watched],
+            card=mission_card(seen),
+        )
+        events.append(tell(game.players[watcher], text, seq, secret=True))
+    for s, card in shown:
+        events.append(
+            announce(
+                msg(
+                    N_("In the spotlight, {name} played {card}."),
+                    name=game.names[s],
+                    card=mission_card(card),
+                ),
+                seq,
+            )
+        )
+    record = MissionRecord(st.mission, st.team, fails, success, st.rejections, shown)
+    st = update(st, results=(*st.results, record))
+    text = (
+        nmsg(
+            "Mission {mission} succeeded ({n} fail card).",
+            "Mission {mission} succeeded ({n} fail cards).",
+            fails,
+            mission=st.mission,
+        )
+        if success
+        else nmsg(
+            "Mission {mission} failed ({n} fail card).",
+            "Mission {mission} failed ({n} fail cards).",
+            fails,
+            mission=st.mission,
+        )
+    )
+    events.append(announce(text, seq))
+    game = update(game, rules=st)
+    if st.successes() >= WINS_NEEDED:
+        return _game_over(game, RESISTANCE, now, events)
+    if st.failures() >= WINS_NEEDED or len(st.results) >= MISSIONS:
+        return _game_over(game, SPIES, now, events)
+    game = update(game, rules=update(st, mission=st.mission + 1, rejections=0))
+    return start_proposal(game, now, events, first=True)
+
+
+def _game_over(game: Game, winner: str, now: float, events: list[Event]) -> Accepted[Game]:
+    st: Resistance = game.rules
+    ended = update(game, phase=over(game, now), winner=winner)
+    seq = ended.phase.seq
+    text = msg(N_("The resistance wins!")) if winner == RESISTANCE else msg(N_("The spies win!"))
+    spies: tuple[Msg | str | int, ...] = tuple(
+        game.names[s] for s in range(len(game.players)) if st.spy[s]
+    )
+    events.append(announce(text, seq))
+    events.append(announce(msg(N_("The spies were: {names}."), names=spies), seq))
+    events.extend((Event(Kind.OVER, phase=seq), Event(Kind.CHANGED, phase=seq)))
+    return Accepted(ended, tuple(events))
+
+
+__all__ = ["SUCCESS", "config_for", "end_phase", "random_team", "start", "team_msg"]
