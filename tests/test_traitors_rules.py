@@ -416,6 +416,9 @@ def test_tempt_accept_decline_silence(accept: bool | None) -> None:
     assert st(game).role[game.seat("dag")] == ("traitor" if accept else "loyal")
     if accept:
         assert "ana" in view(game, "dag")["you"]["traitors"]
+    # who was recruited stays out of the public view while the game runs
+    assert not game.over
+    assert all("converted" not in day for day in view(game, None)["traitors"]["history"])
 
 
 def test_tempt_answer_phase_is_reached() -> None:

@@ -53,15 +53,17 @@ def _readings(game: Game, votes: tuple[Reading, ...]) -> list[dict[str, Any]]:
     ]
 
 
-def day_json(game: Game, rec: DayRecord) -> dict[str, Any]:
-    return {
+def day_json(game: Game, rec: DayRecord, *, reveal: bool = True) -> dict[str, Any]:
+    day: dict[str, Any] = {
         "day": rec.day,
         "murdered": _id(game, rec.murdered),
         "banished": [game.players[s] for s in rec.banished],
         "revealed": {game.players[s]: role for s, role in rec.revealed},
-        "converted": _id(game, rec.converted),
         "pot": rec.pot,
     }
+    if reveal:
+        day["converted"] = _id(game, rec.converted)
+    return day
 
 
 def public_view(game: Game) -> dict[str, Any]:
@@ -89,8 +91,13 @@ def public_view(game: Game) -> dict[str, Any]:
         "murder_free": st.murder_free,
         "dagger_in_play": st.dagger_on,
         "votes": [_readings(game, v) for v in st.readings],
+        # Who was recruited is a secret until the end (the replay record, which
+        # is the whole game's audit, keeps it).
         "history": [
-            {**day_json(game, rec), "votes": [_readings(game, v) for v in rec.votes]}
+            {
+                **day_json(game, rec, reveal=game.over),
+                "votes": [_readings(game, v) for v in rec.votes],
+            }
             for rec in st.history
         ],
     }

@@ -1,0 +1,217 @@
+"""The status page's HTTP side: `/tv/<token>` and `/tv/<token>/events`.
+
+Read-only by construction: there is no route that writes. The page is rendered
+on the server from the public view; the event stream (Server-Sent Events) sends
+the same screen as HTML whenever the game's screen changes, with the version as
+the event id, so a reconnecting browser (`Last-Event-ID`) gets the current
+screen at once if it missed anything. One `Fanout` hub per watched game reads
+the change feed and renders each version once for all its viewers. The token is never echoed into a page or a
+stream (the script builds its events URL from the address bar).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from adapters.tv.fanout import Fanout
+from adapters.tv.screens import render_page, render_screen
+from adapters.tv.source import TVSource
+from adapters.tv.texts import TEXTS
+from gameflow.core.engine import view
+from gameflow.core.state import Game
+from gameflow.i18n import LANGUAGES, render
+
+HEADERS = {
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Robots-Tag": "noindex, nofollow",
+    "X-Content-Type-Options": "nosniff",
+}
+KEEPALIVE_SECONDS = 15.0
+RETRY_MS = 3000
+FRAME_CACHE = 256  # rendered frames kept, keyed by (game id, version)
+
+
+class PrivateHeaders:
+    """Adds `HEADERS` to every response under the mount (pages, streams, 404s,
+    static files), so no route can forget them."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                raw = [
+                    (k, v)
+                    for k, v in message.get("headers", [])
+                    if k.decode("latin-1").lower() not in _LOWER
+                ]
+                raw.extend((k.lower().encode(), v.encode()) for k, v in HEADERS.items())
+                message = {**message, "headers": raw}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+_LOWER = {k.lower() for k in HEADERS}
+
+
+class StatusPage:
+    """The routes over one `TVSource`. `clock` gives the wall time for the timer."""
+
+    def __init__(
+        self,
+        source: TVSource,
+        *,
+        clock: Callable[[], float] = time.time,
+        keepalive: float = KEEPALIVE_SECONDS,
+    ) -> None:
+        self.source = source
+        self.clock = clock
+        self.keepalive = keepalive
+        self._frames: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self.fanout = Fanout(source.changes, self._render, keepalive)
+
+    def mount(self, path: str = "/tv") -> Mount:
+        """A mount to put into the service's ASGI app."""
+        routes = [
+            Mount(
+                "/static", app=StaticFiles(packages=[("adapters.tv", "static")]), name="tv-static"
+            ),
+            Route("/{token}", self.page, methods=["GET"]),
+            Route("/{token}/events", self.events, methods=["GET"]),
+        ]
+        return Mount(path, routes=routes, middleware=[_middleware()])
+
+    async def page(self, request: Request) -> Response:
+        game = await self.source.game_for_token(request.path_params["token"])
+        if game is None:
+            return _gone()
+        info = await self.source.join_info(game.id)
+        html = render_page(view(game, None), info, self.clock())
+        return HTMLResponse(html)
+
+    async def events(self, request: Request) -> Response:
+        token = request.path_params["token"]
+        game = await self.source.game_for_token(token)
+        if game is None:
+            return _gone()
+        after = _version(request.headers.get("last-event-id"))
+        if after is None:
+            after = _version(request.query_params.get("after"))
+        return StreamingResponse(
+            self._stream(token, game, -1 if after is None else after),
+            media_type="text/event-stream",
+            headers={"X-Accel-Buffering": "no"},
+        )
+
+    async def _stream(self, token: str, game: Game, after: int) -> AsyncIterator[bytes]:
+        """One viewer: the current screen if they have not seen it, then each
+        changed screen and a keep-alive (with a token re-check, so a revoked link
+        stops within `keepalive` seconds) on every tick of the game's hub.
+        Versions that leave the screen unchanged send nothing: a viewer cannot
+        tell from the timing that, say, the traitors acted at night."""
+        yield f"retry: {RETRY_MS}\n\n".encode()
+        hub = await self.fanout.join(game)
+        try:
+            screen, frame = await self._render(game)
+            if game.version > after:
+                yield frame
+            last = screen  # shown (or already on their screen); newer ones follow
+            sent = max(after, game.version)
+            tick = hub.tick
+            while True:
+                bell = hub.event  # taken before looking, so no ring is missed
+                if hub.gone:
+                    yield b"event: gone\ndata: {}\n\n"
+                    return
+                if hub.version > sent:
+                    sent = hub.version
+                    if hub.screen != last:
+                        last = hub.screen
+                        yield hub.frame
+                        continue
+                if hub.tick != tick:
+                    tick = hub.tick
+                    if not await self._still_valid(token, game.id):
+                        yield b"event: gone\ndata: {}\n\n"
+                        return
+                    yield b": keep-alive\n\n"
+                    continue
+                await bell.wait()
+        finally:
+            self.fanout.leave(game.id, hub)
+
+    async def _still_valid(self, token: str, game_id: str) -> bool:
+        game = await self.source.game_for_token(token)
+        return game is not None and game.id == game_id
+
+    async def screen(self, game: Game) -> str:
+        """`game`'s screen as a JSON string, rendered once per version for all
+        viewers. It depends on the public view alone (no clock), so two versions
+        that look the same give the same string."""
+        key = (game.id, game.version)
+        cached = self._frames.get(key)
+        if cached is not None:
+            return cached
+        info = await self.source.join_info(game.id)
+        html = json.dumps(render_screen(view(game, None), info), ensure_ascii=False)
+        self._frames[key] = html
+        while len(self._frames) > FRAME_CACHE:
+            self._frames.popitem(last=False)
+        return html
+
+    async def _render(self, game: Game) -> tuple[str, bytes]:
+        return await self.screen(game), await self.frame(game)
+
+    async def frame(self, game: Game) -> bytes:
+        """The SSE event for `game`: its version as the id, the server time for
+        the script's timer, and the screen."""
+        html = await self.screen(game)
+        head = json.dumps(
+            {"version": game.version, "lang": game.lang, "now": round(self.clock(), 3)}
+        )
+        body = f'{head[:-1]},"html":{html}}}'
+        return f"id: {game.version}\nevent: screen\ndata: {body}\n\n".encode()
+
+
+def _middleware() -> Any:
+    from starlette.middleware import Middleware
+
+    return Middleware(PrivateHeaders)
+
+
+def _version(text: str | None) -> int | None:
+    if text is None or not text.strip().isdigit() or len(text) > 12:
+        return None
+    return int(text.strip())
+
+
+def _gone() -> Response:
+    """One 404 for unknown, malformed and revoked links: nothing to tell them apart."""
+    lines = "".join(
+        f"<p lang='{lang}'>{render(TEXTS['link_gone'], lang)}</p>" for lang in LANGUAGES
+    )
+    html = f"<!DOCTYPE html><meta charset='utf-8'><title>404</title><body>{lines}</body>"
+    return HTMLResponse(html, status_code=404)
+
+
+def create_app(source: TVSource, **kwargs: Any) -> Starlette:
+    """A stand-alone app with only the status page (tests, the demo, the benchmark)."""
+    return Starlette(routes=[StatusPage(source, **kwargs).mount()])

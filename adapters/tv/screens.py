@@ -1,0 +1,174 @@
+"""Turning the core's public view into the TV's HTML.
+
+The renderer sees exactly `engine.view(game, None)` plus the lobby's public join
+details: it cannot show a secret the core did not publish. Player ids never
+reach the HTML (an SMS player's id may be a phone number); players appear by
+name only. Each game kind plugs in a `Screen`: a template and a function that
+turns its part of the view into template values. The lobby is shared by all
+kinds; a kind without a screen gets a plain generic one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import segno
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from adapters.tv.source import JoinInfo
+from adapters.tv.texts import PLURALS, TEXTS
+from gameflow.core.text import Msg, msg
+from gameflow.i18n import render
+
+HTML_LANG = {"nb": "nb", "sr": "sr-Latn", "en": "en"}
+REFRESH_SECONDS = 5  # the no-JavaScript fallback reloads this often
+
+
+class Tr:
+    """Texts in one language: page labels by key, core msgids as they come."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def t(self, key: str, **params: Any) -> str:
+        return render(msg(TEXTS[key], **params), self.lang)
+
+    def n(self, key: str, n: int) -> str:
+        return render(PLURALS[key](n), self.lang)
+
+    def core(self, text: Msg | str) -> str:
+        return render(text, self.lang)
+
+
+Context = dict[str, Any]
+Build = Callable[[dict[str, Any], Tr, Callable[[str | None], str]], Context]
+
+
+class Screen(NamedTuple):
+    """A game kind's screen: `template` is rendered with the common values plus
+    `build(view, tr, name_of)`."""
+
+    template: str
+    build: Build
+
+
+SCREENS: dict[str, Screen] = {}
+
+
+def register(kind: str, screen: Screen) -> None:
+    SCREENS[kind] = screen
+
+
+_env = Environment(
+    loader=PackageLoader("adapters.tv", "templates"),
+    autoescape=select_autoescape(["html"]),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def qr_svg(url: str) -> Markup:
+    """The join link as an inline SVG QR code (black on white, quiet zone kept)."""
+    code = segno.make(url, error="m")
+    svg = code.svg_inline(scale=1, border=2, dark="#000", light="#fff", omitsize=True)
+    return Markup(svg.replace("<svg ", '<svg class="qr" role="img" ', 1))
+
+
+def clock(seconds: float) -> str:
+    s = max(0, int(seconds + 0.999))
+    if s >= 3600:
+        return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def timer(view: dict[str, Any], now: float | None) -> Context:
+    """The phase timer as the page shows it at `now` (the script keeps it ticking).
+    With `now` None (event frames) the text is left to the script, so that a
+    frame depends on the game alone and identical screens are identical bytes."""
+    deadline = view.get("deadline")
+    left = view.get("paused_left")
+    if view.get("paused"):
+        shown = clock(left) if left is not None and left >= 0 else ""
+        return {"state": "paused", "text": shown, "deadline": None}
+    if deadline is None or view.get("over") or view.get("phase") == "lobby":
+        return {"state": "none", "text": "", "deadline": None}
+    text = "" if now is None else clock(deadline - now)
+    return {"state": "running", "text": text, "deadline": deadline}
+
+
+def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> Context:
+    """Everything a screen template may use."""
+    lang = view.get("lang", "en")
+    tr = Tr(lang if lang in HTML_LANG else "en")
+    names = {p["id"]: p["name"] for p in view.get("players", [])}
+
+    def name_of(pid: str | None) -> str:
+        if pid is None:
+            return tr.t("vote_nobody")
+        return str(names.get(pid, "?"))
+
+    kind = view.get("game", "")
+    phase = view.get("phase", "")
+    ctx: Context = {
+        "view": view,
+        "tr": tr,
+        "t": tr.t,
+        "tn": tr.n,
+        "core": tr.core,
+        "html_lang": HTML_LANG.get(tr.lang, "en"),
+        "kind_label": tr.t(kind) if kind in TEXTS else kind,
+        "title": info.name if info is not None else (tr.t(kind) if kind in TEXTS else kind),
+        "phase_label": tr.t(f"phase_{phase}") if f"phase_{phase}" in TEXTS else phase,
+        "timer": timer(view, now),
+        "info": info,
+        "refresh": REFRESH_SECONDS,
+        "now": None if now is None else round(now, 3),
+    }
+    if phase == "lobby":
+        ctx["template"] = "lobby.html"
+        ctx.update(lobby(view, info, tr))
+        return ctx
+    screen = SCREENS.get(kind)
+    if screen is None:
+        ctx["template"] = "generic.html"
+        return ctx
+    ctx["template"] = screen.template
+    ctx.update(screen.build(view, tr, name_of))
+    return ctx
+
+
+def lobby(view: dict[str, Any], info: JoinInfo | None, tr: Tr) -> Context:
+    out: Context = {"qr": None, "sms": None, "code": info.code if info else ""}
+    if info is not None and info.telegram_url:
+        out["qr"] = qr_svg(info.telegram_url)
+    if info is not None and info.sms_number:
+        text = info.sms_text or info.code
+        out["sms"] = tr.t("sms_join", text=text, number=info.sms_number)
+    out["joined"] = [p["name"] for p in view.get("players", [])]
+    return out
+
+
+def render_screen(view: dict[str, Any], info: JoinInfo | None, now: float | None = None) -> str:
+    """The `<main>` fragment: what the event stream sends (with `now` None) and
+    the page wraps."""
+    ctx = context(view, info, now)
+    return _env.get_template("screen.html").render(ctx)
+
+
+def render_page(view: dict[str, Any], info: JoinInfo | None, now: float) -> str:
+    """The whole page: works on its own (it refreshes) and goes live with script."""
+    ctx = context(view, info, now)
+    ctx["screen"] = Markup(_env.get_template("screen.html").render(ctx))
+    return _env.get_template("page.html").render(ctx)
+
+
+def _load_kinds() -> None:
+    from adapters.tv import resistance, station, traitors  # each registers itself
+
+    del resistance, station, traitors
+
+
+_load_kinds()
