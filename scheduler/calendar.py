@@ -1,0 +1,121 @@
+"""Campaign calendars: wall-clock times in a game's time zone, DST-correct.
+
+A campaign (one round per real day) is scheduled in clock times of the game's
+time zone: "breakfast at 08:00", "reminders at 09:00", "no reminders between
+22:00 and 08:00". The game state only carries absolute deadlines (seconds since
+the epoch), so this module is where clock times become instants and back, with
+`zoneinfo` deciding the offsets. Two DST rules matter:
+
+- a clock time that does not exist (02:30 on the spring-forward night) means the
+  same distance past the jump, as a clock that had not jumped would show it:
+  02:30 becomes 03:30 summer time (PEP 495, fold=0);
+- a clock time that exists twice (02:30 on the fall-back night) means its first
+  occurrence (summer time).
+
+So a daily 08:00 is 23 hours after the previous one across the spring switch and
+25 hours across the autumn switch, and "the phase lasts until 07:00" stays 07:00
+whichever night the clocks change.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from functools import lru_cache
+from typing import NamedTuple
+from zoneinfo import ZoneInfo
+
+MAX_DAYS = 400  # bounds every search: a campaign lasts weeks, never years
+
+
+def parse_clock(text: str) -> time:
+    """ "HH:MM" as a time of day; ValueError if malformed."""
+    hours, sep, minutes = text.strip().partition(":")
+    if not sep or not hours.isdigit() or not minutes.isdigit():
+        raise ValueError(f"not a clock time: {text!r}")
+    h, m = int(hours), int(minutes)
+    if not (0 <= h < 24 and 0 <= m < 60):
+        raise ValueError(f"not a clock time: {text!r}")
+    return time(h, m)
+
+
+def parse_quiet(text: str | None) -> tuple[time, time] | None:
+    """ "22:00-08:00" as (start, end) of quiet hours; None or "" means none."""
+    if not text:
+        return None
+    start, sep, end = text.partition("-")
+    if not sep:
+        raise ValueError(f"quiet hours look like 22:00-08:00, not {text!r}")
+    a, b = parse_clock(start), parse_clock(end)
+    if a == b:
+        raise ValueError(f"quiet hours must not be empty or all day: {text!r}")
+    return a, b
+
+
+class Calendar(NamedTuple):
+    """Clock times in one time zone, with optional quiet hours."""
+
+    tz: ZoneInfo
+    quiet: tuple[time, time] | None = None
+
+    # -- instants and clock times ------------------------------------------------
+
+    def local(self, t: float) -> datetime:
+        """The wall-clock time at instant `t` (aware, in this zone)."""
+        return datetime.fromtimestamp(t, self.tz)
+
+    def at(self, day: date, clock: time) -> float:
+        """The instant the wall clock shows `clock` on `day` (see the DST rules above)."""
+        return datetime.combine(day, clock).replace(tzinfo=self.tz, fold=0).timestamp()
+
+    def next_at(self, after: float, clock: time) -> float:
+        """The first instant strictly after `after` at which the clock shows `clock`."""
+        day = self.local(after).date() - timedelta(days=1)
+        for _ in range(MAX_DAYS):
+            t = self.at(day, clock)
+            if t > after:
+                return t
+            day += timedelta(days=1)
+        raise ValueError("no such clock time within the search bound")  # pragma: no cover
+
+    def daily(self, start: float, end: float, clock: time) -> list[float]:
+        """Every instant in (start, end) at which the clock shows `clock`."""
+        out: list[float] = []
+        t = self.next_at(start, clock)
+        while t < end and len(out) < MAX_DAYS:
+            out.append(t)
+            t = self.next_at(t, clock)
+        return out
+
+    def wall_clock_add(self, start: float, seconds: float) -> float:
+        """`start` plus `seconds` on the wall clock: 20:30 + 10.5 h is 07:00 local
+        time even on the night the clocks change (when it is 9.5 or 11.5 real hours)."""
+        naive = self.local(start).replace(tzinfo=None) + timedelta(seconds=seconds)
+        return naive.replace(tzinfo=self.tz, fold=0).timestamp()
+
+    # -- quiet hours ---------------------------------------------------------------
+
+    def in_quiet(self, t: float) -> bool:
+        """Whether instant `t` falls in the quiet hours (start inclusive, end exclusive)."""
+        if self.quiet is None:
+            return False
+        start, end = self.quiet
+        now = self.local(t).time()
+        if start < end:
+            return start <= now < end
+        return now >= start or now < end  # quiet hours across midnight
+
+    def after_quiet(self, t: float) -> float:
+        """`t` itself outside quiet hours, else the instant the quiet hours end."""
+        if self.quiet is None or not self.in_quiet(t):
+            return t
+        return self.next_at(t, self.quiet[1])
+
+
+@lru_cache(maxsize=256)
+def calendar(tz_name: str, quiet: str | None = None) -> Calendar:
+    """A (cached) calendar for a zone name and quiet-hours text."""
+    return Calendar(ZoneInfo(tz_name), parse_quiet(quiet))
+
+
+def utc(t: float) -> datetime:
+    return datetime.fromtimestamp(t, UTC)

@@ -1,0 +1,149 @@
+"""What to arm for one game: a pure function of the game state and the policy.
+
+The game state is the source of truth. `plan(game, now)` lists the jobs the
+scheduler should hold for a game right now (at most one deadline and a few
+reminders); the scheduler diffs that against what it holds. Because the plan is
+recomputed from state, a restart, a missed notification, a pause or a resume all
+converge on the same jobs.
+
+Live games get the core's reminder (`reminder_before`, default 60 s, when the
+phase is at least twice that long). Campaigns (`pacing == "campaign"`) get one
+an hour before the deadline and one at the morning time each day the phase
+spans; reminders falling in quiet hours move to the end of the quiet hours, or
+are dropped when that is too late.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import NamedTuple
+
+from gameflow.core.rules import rules_for
+from gameflow.core.state import Game
+from scheduler.calendar import Calendar, calendar, parse_clock
+
+log = logging.getLogger("scheduler")
+
+DEADLINE = "deadline"
+REMINDER = "reminder"
+MIN_GAP = 1800.0  # campaign reminders closer than this to an earlier one are dropped
+
+
+class Policy(NamedTuple):
+    """Scheduler-wide defaults; a game's own options override them where it has them
+    (`reminder_before`, `timezone`, `campaign_morning`, `quiet_hours`)."""
+
+    live_before: float = 60.0
+    campaign_before: float = 3600.0
+    morning: str | None = "09:00"
+    quiet: str | None = None  # e.g. "22:00-08:00"
+    timezone: str = "Europe/Oslo"
+    reminder_grace: float = 300.0  # a reminder later than this is not sent at all
+
+
+class Pending(NamedTuple):
+    """One job to hold: fire `kind` for phase `seq` of a game at instant `at`."""
+
+    job_id: str
+    kind: str
+    seq: int
+    at: float
+
+
+def is_campaign(game: Game) -> bool:
+    return bool(game.option("pacing") == "campaign")
+
+
+def calendar_of(game: Game, policy: Policy) -> Calendar | None:
+    """The game's calendar, or None if its zone or quiet hours can't be used (the
+    game then runs on its state's deadlines alone rather than not at all)."""
+    tz = game.option("timezone") or policy.timezone
+    quiet = game.option("quiet_hours", policy.quiet)
+    try:
+        return calendar(str(tz), str(quiet) if quiet else None)
+    except (ValueError, KeyError):  # ZoneInfoNotFoundError is a KeyError
+        log.warning("game %s: unusable timezone %r or quiet hours %r", game.id, tz, quiet)
+        return None
+
+
+def fire_time(game: Game, policy: Policy) -> float | None:
+    """When the current phase's deadline should be submitted, or None if it has none.
+
+    Live games: the state's deadline. Campaigns: the state's deadline snapped to
+    the wall clock (a phase that ends at 07:00 ends at 07:00 local time on the
+    night the clocks go back, an hour after the state's deadline); never earlier
+    than the state's deadline, which the core would refuse as not yet due.
+    """
+    phase = game.phase
+    if not game.running or phase.paused or phase.deadline is None:
+        return None
+    cal = calendar_of(game, policy) if is_campaign(game) else None
+    if cal is None:
+        return phase.deadline
+    snapped = cal.wall_clock_add(phase.started, phase.deadline - phase.started)
+    return max(phase.deadline, snapped)
+
+
+def deadline_job_id(game_id: str, seq: int) -> str:
+    return f"d|{game_id}|{seq}"
+
+
+def reminder_job_id(game_id: str, seq: int, at: float) -> str:
+    return f"r|{game_id}|{seq}|{at:.3f}"
+
+
+def reminder_times(game: Game, fire: float, policy: Policy) -> list[float]:
+    """The reminder instants of the current phase, in time order."""
+    started = game.phase.started
+    length = fire - started
+    cal = calendar_of(game, policy) if is_campaign(game) else None
+    if cal is None:
+        before = float(game.option("reminder_before", policy.live_before))
+        if before > 0 and length >= 2 * before:
+            return [fire - before]
+        return []
+    times: list[float] = []
+    before = policy.campaign_before
+    if before > 0 and length >= 2 * before:
+        times.append(fire - before)
+    else:
+        live = float(game.option("reminder_before", policy.live_before))
+        if live > 0 and length >= 2 * live:
+            times.append(fire - live)
+    morning = game.option("campaign_morning", policy.morning)
+    if morning:
+        try:
+            times.extend(cal.daily(started, fire, parse_clock(str(morning))))
+        except ValueError:
+            log.warning("game %s: unusable morning time %r", game.id, morning)
+    # Latest first, so that of two reminders too close together the one nearer
+    # the deadline (the hour-before one) is kept.
+    kept: list[float] = []
+    for t in sorted((cal.after_quiet(t) for t in times), reverse=True):
+        if started < t < fire and (not kept or kept[-1] - t >= MIN_GAP):
+            kept.append(t)
+    return kept[::-1]
+
+
+DEFAULT = Policy()
+
+
+def plan(game: Game, now: float, policy: Policy = DEFAULT) -> tuple[Pending, ...]:
+    """The jobs to hold for `game` at `now`: its deadline and its future reminders.
+
+    A deadline already past is still listed (it fires at once: nothing is dropped
+    because the process was down); a reminder more than `reminder_grace` late is not.
+    """
+    fire = fire_time(game, policy)
+    if fire is None:
+        return ()
+    seq = game.phase.seq
+    jobs = [Pending(deadline_job_id(game.id, seq), DEADLINE, seq, fire)]
+    if now >= fire or not rules_for(game.kind).awaiting(game):
+        # too late to remind anyone, or nobody owes an input (an input that made
+        # someone owe one would come with a transition, and a re-plan)
+        return tuple(jobs)
+    for t in reminder_times(game, fire, policy):
+        if t > now - policy.reminder_grace:
+            jobs.append(Pending(reminder_job_id(game.id, seq, t), REMINDER, seq, t))
+    return tuple(jobs)

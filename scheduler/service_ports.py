@@ -1,0 +1,117 @@
+"""Adapters from the project's game service and store to the scheduler's ports.
+
+Typed structurally (small Protocols below) so the scheduler imports nothing from
+`bots` or `adapters` at module level: if the service's API moves, only this file
+follows it.
+
+- `StoreSource(store)`: `GameSource` over a `GameStore` (`active_games()` lists ids).
+- `ServiceSink(service, store, notifiers)`: deadlines go through
+  `GameService.submit(game_id, Deadline(None, seq), key=...)`, which stores the
+  key with the transition (a second submission is answered as a duplicate) and
+  lets the core refuse a stale or early one; reminders become `Kind.REMINDER`
+  events, one per awaited player, handed to the outbound notifiers.
+- `SchedulerNotifier(sched)`: a service notifier that re-arms a game in the same
+  process after every committed transition; `WakeNotifier(redis, prefix)` does it
+  across processes by publishing the game id on the leader's wake channel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Protocol
+
+from gameflow.core import actions as A
+from gameflow.core.events import Event, Kind
+from gameflow.core.state import Game
+from scheduler.deadlines import DeadlineScheduler
+from scheduler.redis_ports import wake_channel
+
+
+class _Store(Protocol):
+    async def load(self, game_id: str) -> Game | None: ...
+
+    async def active_games(self) -> list[str]: ...
+
+
+class _Service(Protocol):
+    async def submit(self, game_id: str, action: A.Action, *, key: str | None = None) -> Any: ...
+
+
+class _Notifier(Protocol):
+    async def notify(self, game: Game, events: tuple[Event, ...]) -> None: ...
+
+
+class StoreSource:
+    def __init__(self, store: _Store) -> None:
+        self.store = store
+
+    async def active_games(self) -> AsyncIterator[Game]:
+        for game_id in await self.store.active_games():
+            game = await self.store.load(game_id)
+            if game is not None and not game.over:
+                yield game
+
+    async def load(self, game_id: str) -> Game | None:
+        return await self.store.load(game_id)
+
+
+class ServiceSink:
+    def __init__(
+        self, service: _Service, store: _Store, notifiers: Sequence[_Notifier] = ()
+    ) -> None:
+        self.service = service
+        self.store = store
+        self.notifiers = list(notifiers)
+
+    async def submit_deadline(self, game_id: str, phase_seq: int, idempotency_key: str) -> None:
+        await self.service.submit(game_id, A.Deadline(None, phase_seq), key=idempotency_key)
+
+    async def send_reminder(self, game_id: str, phase_seq: int, seats: tuple[int, ...]) -> None:
+        game = await self.store.load(game_id)
+        if game is None or game.phase.seq != phase_seq:
+            return
+        events = tuple(
+            Event(Kind.REMINDER, game.players[s], None, phase_seq, game.phase.deadline)
+            for s in seats
+        )
+        for notifier in self.notifiers:
+            await notifier.notify(game, events)
+
+
+class SchedulerNotifier:
+    """Re-arm in this process after each committed transition (only enqueues work)."""
+
+    def __init__(self, sched: DeadlineScheduler) -> None:
+        self.sched = sched
+
+    async def notify(self, game: Game, events: tuple[Event, ...]) -> None:
+        if self.sched.running:
+            self.sched.on_transition(game, events)
+
+
+class WakeNotifier:
+    """Tell the scheduler leader, wherever it runs, that a game changed."""
+
+    def __init__(self, redis: Any, prefix: str) -> None:
+        self.redis = redis
+        self.channel = wake_channel(prefix)
+
+    async def notify(self, game: Game, events: tuple[Event, ...]) -> None:
+        await self.redis.publish(self.channel, game.id)
+
+
+def redis_service(redis: Any, prefix: str) -> tuple[StoreSource, ServiceSink]:
+    """The runner's `--ports scheduler.service_ports:redis_service` factory: the real
+    Redis store and game service. Reminders need outbound notifiers, which the
+    deployment wires in (none here: they are only logged as sent)."""
+    from redis.asyncio import ConnectionPool, Redis
+
+    from adapters.store.redis_store import RedisStore
+    from bots.service import GameService
+
+    # The store reads replies as text: give it a decoding client on the same server.
+    pool = redis.connection_pool
+    kwargs = {**pool.connection_kwargs, "decode_responses": True}
+    text = Redis(connection_pool=ConnectionPool(connection_class=pool.connection_class, **kwargs))
+    store = RedisStore(text, prefix=prefix)
+    return StoreSource(store), ServiceSink(GameService(store), store)
