@@ -1,5 +1,6 @@
-"""Engine benchmark: actions applied per second, and whole 15-player Station
-games replayed per second, on one core.
+"""Engine benchmark: actions applied per second, whole 15-player Station games
+replayed per second, and whole 5-player Resistance games (random bots) per
+second, on one core.
 
 Not a test: it prints figures (see docs/performance.md). Run it with
 `.venv/bin/python bench/engine.py [--games N] [--repeat R]`.
@@ -23,11 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gameflow.core import actions as A  # noqa: E402
-from gameflow.core.engine import apply, legal, new_game  # noqa: E402
-from gameflow.core.result import Rejected  # noqa: E402
-from gameflow.core.state import Game  # noqa: E402
-from gameflow.games.station.inputs import Choose, Vote  # noqa: E402
+from gameflow.core import actions as A
+from gameflow.core.engine import apply, legal, new_game
+from gameflow.core.result import Rejected
+from gameflow.core.state import Game
+from gameflow.games.resistance import bots as resistance_bots
+from gameflow.games.station.inputs import Choose, Vote
 
 Stream = list[tuple[A.Action, float]]
 
@@ -65,13 +67,21 @@ def record_game(seed: int, players: int = 15) -> tuple[Game, Stream]:
     return start, stream
 
 
-def _pick(rng: random.Random, p: str, kind: str, fields: dict[str, tuple[object, ...]]) -> A.Action | None:
+def _pick(
+    rng: random.Random, p: str, kind: str, fields: dict[str, tuple[object, ...]]
+) -> A.Action | None:
     if kind == Choose.kind:
         secret = rng.choice(fields["secret"])
         partner = rng.choice(fields["partner"]) if rng.random() < 0.6 else None
-        return Choose(p, None, int(str(rng.choice(fields["plan"]))), str(rng.choice(fields["job"])),
-                      None if partner is None else str(partner),
-                      secret == "sabotage", secret == "trap")
+        return Choose(
+            p,
+            None,
+            int(str(rng.choice(fields["plan"]))),
+            str(rng.choice(fields["job"])),
+            None if partner is None else str(partner),
+            secret == "sabotage",
+            secret == "trap",
+        )
     if kind == Vote.kind:
         target = rng.choice(fields["for"])
         return Vote(p, None, None if target is None else str(target))
@@ -91,6 +101,30 @@ def replay(start: Game, stream: Stream) -> Game:
     return game
 
 
+def record_resistance(seed: int) -> tuple[Game, Stream]:
+    """A 5-player Resistance game played once by random bots, recorded."""
+    start = resistance_bots.start_game(5, seed)
+    stream: Stream = []
+    resistance_bots.play_game(
+        start,
+        resistance_bots.random_action,
+        random.Random(seed),
+        lambda action, now: stream.append((action, now)),
+    )
+    return start, stream
+
+
+def best_of(repeat: int, games: list[tuple[Game, Stream]]) -> float:
+    best = float("inf")
+    gc.collect()
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for start, stream in games:
+            replay(start, stream)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200)
@@ -98,21 +132,29 @@ def main() -> None:
     args = parser.parse_args()
     games = [record_game(seed) for seed in range(args.games)]
     total = sum(len(s) for _, s in games)
-    best = float("inf")
-    gc.collect()
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        for start, stream in games:
-            replay(start, stream)
-        best = min(best, time.perf_counter() - t0)
+    best = best_of(args.repeat, games)
     per_game_ms = best / args.games * 1000
     print(f"python {platform.python_version()} on {platform.machine()}")
     print(f"games: {args.games} x 15 players, {total} actions ({total / args.games:.0f} per game)")
     print(f"actions applied per second: {total / best:,.0f}")
     print(f"15-player games replayed per second: {args.games / best:,.1f}")
     print(f"time per 15-player game: {per_game_ms:.2f} ms")
-    print(f"goal: >= 100,000 actions/s ({total / best / 100_000:.2f}x), "
-          f"< 5 ms per game ({5 / per_game_ms:.2f}x headroom)")
+    print(
+        f"goal: >= 100,000 actions/s ({total / best / 100_000:.2f}x), "
+        f"< 5 ms per game ({5 / per_game_ms:.2f}x headroom)"
+    )
+    rgames = [record_resistance(seed) for seed in range(args.games * 5)]
+    rtotal = sum(len(s) for _, s in rgames)
+    rbest = best_of(args.repeat, rgames)
+    print(
+        f"resistance: {len(rgames)} x 5 players, random bots, {rtotal} actions "
+        f"({rtotal / len(rgames):.0f} per game)"
+    )
+    print(
+        f"resistance games per second: {len(rgames) / rbest:,.0f} "
+        f"(goal >= 2,400: {len(rgames) / rbest / 2400:.2f}x); "
+        f"actions per second: {rtotal / rbest:,.0f}"
+    )
 
 
 if __name__ == "__main__":
