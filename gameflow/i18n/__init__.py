@@ -2,7 +2,7 @@
 
 The catalogs are gettext `.po` files, one per domain (`core`, and one per game),
 under `locales/<lang>/LC_MESSAGES/<domain>.po`, maintained with Babel
-(`pybabel extract -k N_`, see docs/translating.md). One file per domain lets each
+(`python -m gameflow.i18n.catalogs update`, see docs/translating.md). One file per domain lets each
 game keep its own texts. They are compiled in memory on first use, so the package
 ships plain text and needs no build step. Rendering is pure apart from reading the
 package's own catalogs.
@@ -21,7 +21,7 @@ from babel.messages.pofile import read_po
 from gameflow.core.text import Msg, Param
 
 LANGUAGES = ("nb", "sr", "en")
-DOMAINS = ("core", "station", "resistance", "traitors", "chat")
+DOMAINS = ("core", "station", "resistance", "traitors", "chat", "tv", "telegram", "sms")
 
 
 @cache
