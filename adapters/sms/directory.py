@@ -1,0 +1,165 @@
+"""What the SMS adapter itself must remember: numbers, opt-outs, messages.
+
+The game store knows phone -> (game, player) (its identity directory). The SMS
+side also needs the way back, player -> phone, to send a text (and it must
+outlive the game's bindings, which the store drops when a game ends, because the
+final result still goes out); the numbers that said STOP; every inbound message
+(stored before the webhook answers, keyed by Twilio's `MessageSid`, which is
+also how a redelivery is recognised); and every outbound one with its delivery
+status, so a failed private text can be reported to the host.
+
+SQLite from the standard library, one small file (or ":memory:"). The calls are
+single-row statements on indexed keys, quick enough to run on the event loop.
+Player ids for phones are opaque (`player_id`): a keyed hash, so the same phone
+always gets the same id (a redelivered JOIN is the same player) while the id,
+which public views do show, reveals nothing about the number.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import sqlite3
+import threading
+from typing import NamedTuple
+
+PREFIX = "sms:"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS numbers (player TEXT PRIMARY KEY, phone TEXT NOT NULL, game TEXT);
+CREATE TABLE IF NOT EXISTS optout (phone TEXT PRIMARY KEY, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS inbound (
+  sid TEXT PRIMARY KEY, phone TEXT NOT NULL, body TEXT NOT NULL, at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS outbound (
+  sid TEXT PRIMARY KEY, phone TEXT NOT NULL, player TEXT, game TEXT,
+  secret INTEGER NOT NULL, status TEXT NOT NULL, error TEXT, at REAL NOT NULL
+);
+"""
+
+
+def player_id(phone: str, key: str) -> str:
+    """The opaque, stable player id of an E.164 number (keyed: not reversible by
+    trying every number without the key)."""
+    digest = hmac.new(key.encode(), phone.encode(), hashlib.sha256).hexdigest()
+    return PREFIX + digest[:16]
+
+
+def is_sms(player: str | None) -> bool:
+    return player is not None and player.startswith(PREFIX)
+
+
+class Sent(NamedTuple):
+    sid: str
+    phone: str
+    player: str | None
+    game: str | None
+    secret: bool
+    status: str
+
+
+class Directory:
+    def __init__(self, path: str = ":memory:") -> None:
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.executescript(_SCHEMA)
+
+    def _exec(self, sql: str, *args: object) -> sqlite3.Cursor:
+        with self._lock:
+            return self._db.execute(sql, args)
+
+    # -- inbound ----------------------------------------------------------------
+
+    def store_inbound(self, sid: str, phone: str, body: str, at: float) -> bool:
+        """Store an inbound message; False if this MessageSid was stored before."""
+        cur = self._exec(
+            "INSERT OR IGNORE INTO inbound (sid, phone, body, at) VALUES (?, ?, ?, ?)",
+            sid,
+            phone,
+            body,
+            at,
+        )
+        return cur.rowcount == 1
+
+    def inbound_count(self) -> int:
+        return int(self._exec("SELECT COUNT(*) FROM inbound").fetchone()[0])
+
+    # -- numbers ------------------------------------------------------------------
+
+    def set_phone(self, player: str, phone: str, game: str | None) -> None:
+        self._exec(
+            "INSERT OR REPLACE INTO numbers (player, phone, game) VALUES (?, ?, ?)",
+            player,
+            phone,
+            game,
+        )
+
+    def phone_of(self, player: str) -> str | None:
+        row = self._exec("SELECT phone FROM numbers WHERE player = ?", player).fetchone()
+        return None if row is None else str(row[0])
+
+    # -- opt-out ------------------------------------------------------------------
+
+    def opt_out(self, phone: str, at: float) -> bool:
+        """Mark `phone` unreachable; False if it was already."""
+        cur = self._exec("INSERT OR IGNORE INTO optout (phone, at) VALUES (?, ?)", phone, at)
+        return cur.rowcount == 1
+
+    def opt_in(self, phone: str) -> bool:
+        return self._exec("DELETE FROM optout WHERE phone = ?", phone).rowcount == 1
+
+    def opted_out(self, phone: str) -> bool:
+        return self._exec("SELECT 1 FROM optout WHERE phone = ?", phone).fetchone() is not None
+
+    # -- outbound -----------------------------------------------------------------
+
+    def record_sent(
+        self,
+        sid: str,
+        phone: str,
+        player: str | None,
+        game: str | None,
+        secret: bool,
+        status: str,
+        at: float,
+        error: str | None = None,
+    ) -> None:
+        self._exec(
+            "INSERT OR REPLACE INTO outbound (sid, phone, player, game, secret, status, error, at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            sid,
+            phone,
+            player,
+            game,
+            int(secret),
+            status,
+            error,
+            at,
+        )
+
+    def update_status(self, sid: str, status: str, error: str | None, at: float) -> Sent | None:
+        """Record a status callback; the message as it was before (None if unknown)."""
+        row = self._exec(
+            "SELECT sid, phone, player, game, secret, status FROM outbound WHERE sid = ?", sid
+        ).fetchone()
+        if row is None:
+            return None
+        self._exec(
+            "UPDATE outbound SET status = ?, error = ?, at = ? WHERE sid = ?",
+            status,
+            error,
+            at,
+            sid,
+        )
+        return Sent(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
+
+    def sent(self, sid: str) -> Sent | None:
+        row = self._exec(
+            "SELECT sid, phone, player, game, secret, status FROM outbound WHERE sid = ?", sid
+        ).fetchone()
+        return None if row is None else Sent(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

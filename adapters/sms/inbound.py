@@ -1,0 +1,341 @@
+"""One inbound text, handled: parse, build one core action, submit, reply.
+
+The webhook calls `Gateway.handle` after checking the signature and before it
+answers Twilio, so an input is durable (stored by its MessageSid, and if it
+became an action, committed by the game service under the same key) before
+Twilio hears back. A redelivered MessageSid runs through again with its
+replies suppressed: the service's idempotency key makes the action apply once,
+and a first delivery that crashed halfway is completed.
+
+Replies go out through the outbound queue (not in the TwiML answer), so a reply
+and the texts the transition caused keep their order.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from adapters.sms import grammar as G
+from adapters.sms import opt_out
+from adapters.sms import render as R
+from adapters.sms.directory import Directory, player_id
+from adapters.sms.notifier import SmsNotifier, compose, split
+from adapters.sms.outbound import OutMessage
+from adapters.sms.phones import e164, short_mask
+from adapters.sms.segments import prepare
+from adapters.sms.settings import SmsSettings
+from adapters.store.base import GameStore
+from bots.service import GameNotFound, GameService
+from gameflow.core import actions as A
+from gameflow.core.events import Kind
+from gameflow.core.state import Game
+from gameflow.core.text import Msg, msg
+from gameflow.i18n import render
+from gameflow.replay import parse_step
+
+log = logging.getLogger(__name__)
+
+HOST_ACTIONS: dict[str, type[A.Action]] = {
+    "start": A.Start,
+    "pause": A.Pause,
+    "resume": A.Resume,
+    "advance": A.Advance,
+    "end": A.End,
+}
+
+# A host that is not an SMS player (Telegram) is told through this hook.
+HostHook = Callable[[Game, Msg], Awaitable[None]]
+
+
+class Gateway:
+    def __init__(
+        self,
+        service: GameService,
+        directory: Directory,
+        notifier: SmsNotifier,
+        settings: SmsSettings,
+        *,
+        host_hook: HostHook | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.service = service
+        self.store: GameStore = service.store
+        self.directory = directory
+        self.notifier = notifier
+        self.outbox = notifier.outbox
+        self.settings = settings
+        self.host_hook = host_hook
+        self.clock = clock
+
+    def player_of(self, phone: str) -> str:
+        return player_id(phone, self.settings.id_key)
+
+    # -- inbound -------------------------------------------------------------------
+
+    async def handle(self, sid: str, sender: str, body: str) -> None:
+        phone = e164(sender, self.settings.default_region)
+        if phone is None:
+            log.warning("inbound text from an unusable number")
+            return
+        fresh = self.directory.store_inbound(sid, phone, body, self.clock())
+        try:
+            await self._handle(sid, phone, body, quiet=not fresh)
+        except Exception:
+            log.exception("inbound text %s failed", sid)
+            if fresh:
+                await self.reply(phone, R.t(R.FAILED, self.settings.default_lang))
+
+    async def _handle(self, sid: str, phone: str, body: str, quiet: bool) -> None:
+        player = self.player_of(phone)
+        game = await self._game_of(phone)
+        lang = game.lang if game is not None else self.settings.default_lang
+        say: list[str] = []
+        control = opt_out.classify(body)
+        if control is not None:
+            await self._control(control, phone, player, game, lang, say)
+        else:
+            cmd = G.parse(body)
+            lang = cmd.lang if game is None and cmd.lang else lang
+            await self._command(sid, cmd, phone, player, game, lang, say)
+        if say and not quiet:
+            # Replies may hold a menu with secret options: private, and a failed
+            # delivery is reported like any private text.
+            game_id = game.id if game is not None else None
+            await self.reply(
+                phone, "\n".join(say), lang=lang, secret=True, player=player, game=game_id
+            )
+
+    async def _game_of(self, phone: str) -> Game | None:
+        where = await self.store.whereis(phone)
+        if where is None:
+            return None
+        try:
+            game = await self.service.load(where[0])
+        except GameNotFound:
+            return None
+        return None if game.over else game
+
+    async def _control(
+        self, kind: str, phone: str, player: str, game: Game | None, lang: str, say: list[str]
+    ) -> None:
+        if kind == opt_out.HELP:
+            say.append(R.t(R.HELP, lang))
+        elif kind == opt_out.STOP:
+            if self.directory.opt_out(phone, self.clock()) and game is not None:
+                await self.tell_host(game, msg(R.OPTED_OUT, name=_name(game, player)))
+        elif kind == opt_out.RESUME:
+            if self.directory.opt_in(phone) and game is not None:
+                await self.tell_host(game, msg(R.OPTED_IN, name=_name(game, player)))
+            if game is not None:
+                say.append(self.status_text(game, player))
+
+    async def _command(
+        self,
+        sid: str,
+        cmd: G.Command,
+        phone: str,
+        player: str,
+        game: Game | None,
+        lang: str,
+        say: list[str],
+    ) -> None:
+        kind = cmd.kind
+        if kind == "help":
+            say.append(R.t(R.HELP, lang))
+        elif kind == "new_usage":
+            say.append(R.t(R.NEW_USAGE, lang))
+        elif kind == "join_usage":
+            say.append(R.t(R.JOIN_USAGE, lang))
+        elif kind == "new":
+            await self._new(sid, cmd, phone, player, game, lang, say)
+        elif kind == "join":
+            await self._join(sid, cmd.args[0], cmd.args[1], phone, player, game, lang, say)
+        elif game is None:
+            say.append(R.t(R.NOT_IN_GAME, lang))
+        elif kind == "status":
+            say.append(self.status_text(game, player))
+        elif kind in HOST_ACTIONS:
+            phase = game.phase.seq if kind == "advance" else None
+            await self._submit(sid, game, HOST_ACTIONS[kind](player, phase), player, say)
+        else:
+            await self._answer(sid, cmd, game, player, say)
+
+    async def _new(
+        self,
+        sid: str,
+        cmd: G.Command,
+        phone: str,
+        player: str,
+        game: Game | None,
+        lang: str,
+        say: list[str],
+    ) -> None:
+        if game is not None:
+            say.append(R.t(R.IN_ANOTHER, lang))
+            return
+        created = await self.service.create_game(cmd.args[0], player, lang=lang, key=f"sms:{sid}")
+        self.directory.set_phone(player, phone, created.game.id)
+        await self.store.bind(phone, created.game.id, player)
+        say.append(R.t(R.CREATED, lang, code=created.code or "?"))
+
+    async def _join(
+        self,
+        sid: str,
+        code: str,
+        name: str,
+        phone: str,
+        player: str,
+        game: Game | None,
+        lang: str,
+        say: list[str],
+    ) -> None:
+        game_id = await self.store.game_for_code(code)
+        if game_id is None:
+            say.append(R.t(R.NO_SUCH_CODE, lang, code=code))
+            return
+        if game is not None and game.id != game_id:
+            say.append(R.t(R.IN_ANOTHER, lang))
+            return
+        self.directory.set_phone(player, phone, game_id)
+        outcome = await self.service.submit(game_id, A.Join(player, None, name), key=sid)
+        if outcome.rejected is not None:
+            say.append(render(outcome.rejected.message, outcome.game.lang))
+            return
+        await self.store.bind(phone, game_id, player)
+        joined = outcome.game
+        seat = joined.seat(player)
+        shown = joined.names[seat] if seat >= 0 else name
+        say.append(R.t(R.WELCOME, joined.lang, name=shown, code=code))
+
+    async def _answer(
+        self, sid: str, cmd: G.Command, game: Game, player: str, say: list[str]
+    ) -> None:
+        menus = R.menus(game, player)
+        found = G.match(list(cmd.args), menus)
+        if isinstance(found, G.Unmatched):
+            say.append(R.unmatched(game, found, menus, game.lang))
+            return
+        step: dict[str, Any] = {"do": found.menu.kind, "as": player, "phase": found.menu.phase}
+        for name, value in found.values.items():
+            step[name] = list(value) if isinstance(value, tuple) else value
+        action = _action(game, step, found.menu)
+        if action is None:
+            say.append(R.unmatched(game, G.Unmatched("unclear"), menus, game.lang))
+            return
+        await self._submit(sid, game, action, player, say)
+
+    async def _submit(
+        self, sid: str, game: Game, action: A.Action, player: str, say: list[str]
+    ) -> None:
+        outcome = await self.service.submit(game.id, action, key=sid)
+        after = outcome.game
+        if outcome.rejected is not None:
+            say.append(render(outcome.rejected.message, after.lang))
+        elif outcome.accepted and not compose(after, outcome.events, player)[0]:
+            # The transition texted the sender nothing: say what it did.
+            lines = [
+                render(e.text, after.lang)
+                for e in outcome.events
+                if e.kind is Kind.ANNOUNCE and e.text is not None
+            ]
+            say.extend(lines or [R.t(R.OK, after.lang)])
+
+    # -- status and the host -----------------------------------------------------------
+
+    def status_text(self, game: Game, player: str) -> str:
+        """The player's current question again (STATUS); the host gets the roster."""
+        lines = []
+        question = R.prompt(game, R.menus(game, player), game.lang)
+        if question:
+            lines.append(question)
+        if player == game.host:
+            lines.append(self.roster(game))
+        return "\n".join(lines) or R.t(R.NOTHING_NOW, game.lang)
+
+    def roster(self, game: Game) -> str:
+        """The players, SMS ones with a masked number ("Åse *67"; STOP if they
+        opted out): the host's view, short enough for 15 players in two segments."""
+        parts = []
+        for pid, name in zip(game.players, game.names, strict=True):
+            phone = self.directory.phone_of(pid)
+            if phone is None:
+                parts.append(name)
+            elif self.directory.opted_out(phone):
+                parts.append(f"{name} {short_mask(phone)} STOP")
+            else:
+                parts.append(f"{name} {short_mask(phone)}")
+        return ", ".join(parts)
+
+    async def tell_host(self, game: Game, text: Msg) -> None:
+        """A report to the host: by SMS if the host texts, else through the hook."""
+        sent = await self.notifier.text(game, game.host, [render(text, game.lang)], False)
+        if not sent and self.host_hook is not None:
+            await self.host_hook(game, text)
+        elif not sent:
+            log.warning("no way to tell the host of %s: %s", game.id, text.msgid)
+
+    async def reply(
+        self,
+        phone: str,
+        text: str,
+        *,
+        lang: str | None = None,
+        secret: bool = False,
+        player: str | None = None,
+        game: str | None = None,
+    ) -> None:
+        if self.directory.opted_out(phone):
+            return
+        body = prepare(text, lang or self.settings.default_lang, self.settings.transliterate)
+        for chunk in split(body):
+            await self.outbox.send(OutMessage(phone, chunk, game, player, secret))
+
+    # -- delivery reports -------------------------------------------------------------
+
+    async def status(self, sid: str, status: str, error: str | None) -> None:
+        """A status callback: record it; a failed private text is reported to the host."""
+        before = self.directory.update_status(sid, status, error, self.clock())
+        if before is None or status not in ("failed", "undelivered"):
+            return
+        if before.status in ("failed", "undelivered") or not before.secret:
+            return
+        await self.report_failure(before.game, before.player)
+
+    async def report_failure(self, game_id: str | None, player: str | None) -> None:
+        if game_id is None or player is None:
+            return
+        try:
+            game = await self.service.load(game_id)
+        except GameNotFound:
+            return
+        if player != game.host:
+            await self.tell_host(game, msg(R.UNDELIVERED, name=_name(game, player)))
+
+    async def on_failed(self, message: OutMessage, error: str) -> None:
+        """The outbox's hook: Twilio refused a private text outright."""
+        await self.report_failure(message.game, message.player)
+
+
+def _action(game: Game, step: dict[str, Any], menu: G.Menu) -> A.Action | None:
+    """The action a matched answer stands for. Some games offer yes/no fields as
+    0/1 but read them as booleans in their steps: those are tried both ways."""
+    try:
+        return parse_step(game, step)
+    except ValueError:
+        pass
+    flags = [f.name for f in menu.fields if {o.value for o in f.options} <= {0, 1} and f.options]
+    if not flags:
+        return None
+    retry = {**step, **{name: bool(step[name]) for name in flags if step.get(name) is not None}}
+    try:
+        return parse_step(game, retry)
+    except ValueError:
+        return None
+
+
+def _name(game: Game, player: str) -> str:
+    seat = game.seat(player)
+    return game.names[seat] if seat >= 0 else "?"

@@ -1,0 +1,136 @@
+"""Twilio's webhooks: inbound texts and delivery status callbacks (Starlette).
+
+`/sms/twilio` takes an inbound text: the `X-Twilio-Signature` is checked with
+Twilio's `RequestValidator` over the URL Twilio called, which is
+`PUBLIC_BASE_URL` + the path (+ query), never the URL this process sees: behind
+a reverse proxy the host, scheme and port differ. A forged or unsigned request
+gets 403 and changes nothing. Then the text is handled (stored by MessageSid,
+deduplicated, applied) before the answer, which is always an empty TwiML
+response: replies go out through the REST API and the outbound queue, in order.
+`/sms/twilio/status` records delivery reports the same way.
+
+`create_sms(service, settings)` builds the adapter (directory, outbound queue,
+notifier, gateway) and registers its notifier with the service; `routes(sms)`
+gives the Starlette routes for the ASGI app to mount.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from twilio.request_validator import RequestValidator
+from twilio.rest import Client
+
+from adapters.sms.directory import Directory
+from adapters.sms.inbound import Gateway, HostHook
+from adapters.sms.notifier import SmsNotifier
+from adapters.sms.outbound import Outbox, twilio_client
+from adapters.sms.settings import SmsSettings
+from bots.service import GameService
+
+log = logging.getLogger(__name__)
+
+EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>'
+
+
+@dataclass
+class SmsAdapter:
+    settings: SmsSettings
+    directory: Directory
+    outbox: Outbox
+    notifier: SmsNotifier
+    gateway: Gateway
+
+    async def close(self) -> None:
+        await self.outbox.close()
+
+
+def create_sms(
+    service: GameService,
+    settings: SmsSettings,
+    *,
+    directory: Directory | None = None,
+    client: Client | None = None,
+    host_hook: HostHook | None = None,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+    register: bool = True,
+) -> SmsAdapter:
+    """The SMS adapter around `service`; its notifier joins the service's ports."""
+    directory = directory or Directory(settings.db_path)
+    outbox = Outbox(
+        client or twilio_client(settings),
+        settings,
+        directory,
+        sleep=sleep,
+        clock=monotonic,
+        wall=service.clock,
+    )
+    notifier = SmsNotifier(directory, outbox, settings)
+    gateway = Gateway(
+        service, directory, notifier, settings, host_hook=host_hook, clock=service.clock
+    )
+    outbox.on_failed = gateway.on_failed
+    if register and notifier not in service.notifiers:
+        service.notifiers.append(notifier)
+    return SmsAdapter(settings, directory, outbox, notifier, gateway)
+
+
+def public_url(request: Request, settings: SmsSettings) -> str:
+    """The URL Twilio signed: the public origin, this request's path and query."""
+    if not settings.public_base_url:
+        return str(request.url)
+    url = settings.public_base_url + request.url.path
+    if request.url.query:
+        url += "?" + request.url.query
+    return url
+
+
+async def _signed_form(request: Request, settings: SmsSettings) -> dict[str, Any] | None:
+    # Twilio posts application/x-www-form-urlencoded; parsed here with the standard
+    # library (Starlette's form parser would need python-multipart).
+    raw = (await request.body()).decode("utf-8", "replace")
+    params = dict(parse_qsl(raw, keep_blank_values=True))
+    signature = request.headers.get("X-Twilio-Signature", "")
+    validator = RequestValidator(settings.auth_token)
+    if not signature or not validator.validate(public_url(request, settings), params, signature):
+        return None
+    return params
+
+
+def routes(sms: SmsAdapter) -> list[Route]:
+    settings = sms.settings
+
+    async def inbound(request: Request) -> Response:
+        params = await _signed_form(request, settings)
+        if params is None:
+            return Response("forbidden", status_code=403, media_type="text/plain")
+        sid = params.get("MessageSid") or params.get("SmsSid")
+        sender = params.get("From")
+        if sid and sender:
+            await sms.gateway.handle(str(sid), str(sender), str(params.get("Body", "")))
+        return Response(EMPTY_TWIML, media_type="application/xml")
+
+    async def status(request: Request) -> Response:
+        params = await _signed_form(request, settings)
+        if params is None:
+            return Response("forbidden", status_code=403, media_type="text/plain")
+        sid = params.get("MessageSid") or params.get("SmsSid")
+        state = params.get("MessageStatus") or params.get("SmsStatus")
+        if sid and state:
+            await sms.gateway.status(str(sid), str(state), params.get("ErrorCode"))
+        return Response(status_code=204)
+
+    return [
+        Route("/sms/twilio", inbound, methods=["POST"]),
+        Route("/sms/twilio/status", status, methods=["POST"]),
+    ]

@@ -1,0 +1,137 @@
+"""A fake Twilio REST API on 127.0.0.1, speaking Twilio's wire format.
+
+`POST /2010-04-01/Accounts/{AccountSid}/Messages.json`, form-encoded (`To`,
+`From` or `MessagingServiceSid`, `Body`, `StatusCallback`), HTTP basic auth with
+the account SID and auth token: 201 and the message resource as JSON (`sid`,
+`status` "queued", `num_segments`, ...), or Twilio's error document (`code`,
+`message`, `more_info`, `status`) for a bad request, a wrong password (20003)
+or a recipient who has opted out (21610). The real `twilio.rest.Client` talks
+to it through `TWILIO_API_BASE_URL`; tests read `messages` to see what was sent.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+import threading
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs
+
+from adapters.sms.segments import segments
+
+ACCOUNT_SID = "AC" + "0123456789abcdef" * 2
+AUTH_TOKEN = "f00dfeedf00dfeedf00dfeedf00dfeed"
+
+
+class FakeTwilio:
+    def __init__(self, account_sid: str = ACCOUNT_SID, auth_token: str = AUTH_TOKEN) -> None:
+        self.account_sid = account_sid
+        self.auth_token = auth_token
+        self.messages: list[dict[str, Any]] = []
+        self.requests = 0
+        self.unsubscribed: set[str] = set()
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+                status, doc = fake.handle(self.path, self.headers.get("Authorization", ""), form)
+                raw = json.dumps(doc).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def __enter__(self) -> FakeTwilio:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+    def _error(self, status: int, code: int, message: str) -> tuple[int, dict[str, Any]]:
+        return status, {
+            "code": code,
+            "message": message,
+            "more_info": f"https://www.twilio.com/docs/errors/{code}",
+            "status": status,
+        }
+
+    def handle(self, path: str, auth: str, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            self.requests += 1
+        want = (
+            "Basic " + base64.b64encode(f"{self.account_sid}:{self.auth_token}".encode()).decode()
+        )
+        if auth != want:
+            return self._error(401, 20003, "Authenticate")
+        if path != f"/2010-04-01/Accounts/{self.account_sid}/Messages.json":
+            return self._error(404, 20404, "The requested resource was not found")
+        to, body = form.get("To"), form.get("Body")
+        if not to:
+            return self._error(400, 21604, "A 'To' phone number is required.")
+        if not body:
+            return self._error(400, 21602, "Message body is required.")
+        if not form.get("From") and not form.get("MessagingServiceSid"):
+            return self._error(400, 21603, "A 'From' phone number is required.")
+        if to in self.unsubscribed:
+            return self._error(400, 21610, "Attempt to send to unsubscribed recipient")
+        sid = "SM" + secrets.token_hex(16)
+        now = formatdate(usegmt=True)
+        doc = {
+            "sid": sid,
+            "account_sid": self.account_sid,
+            "api_version": "2010-04-01",
+            "body": body,
+            "date_created": now,
+            "date_updated": now,
+            "date_sent": None,
+            "direction": "outbound-api",
+            "error_code": None,
+            "error_message": None,
+            "from": form.get("From"),
+            "messaging_service_sid": form.get("MessagingServiceSid"),
+            "num_media": "0",
+            "num_segments": str(segments(body)),
+            "price": None,
+            "price_unit": "USD",
+            "status": "queued" if form.get("MessagingServiceSid") is None else "accepted",
+            "to": to,
+            "uri": f"/2010-04-01/Accounts/{self.account_sid}/Messages/{sid}.json",
+            "subresource_uris": {
+                "media": f"/2010-04-01/Accounts/{self.account_sid}/Messages/{sid}/Media.json"
+            },
+        }
+        with self._lock:
+            self.messages.append({**doc, "status_callback": form.get("StatusCallback")})
+        return 201, doc
+
+    def to(self, phone: str) -> list[str]:
+        """The bodies sent to `phone`, in order."""
+        with self._lock:
+            return [m["body"] for m in self.messages if m["to"] == phone]
+
+    def clear(self) -> None:
+        with self._lock:
+            self.messages.clear()

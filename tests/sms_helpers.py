@@ -1,0 +1,121 @@
+"""A world for SMS tests: the game service on the embedded store, the SMS adapter
+with the real twilio client pointed at the fake Twilio API, and an ASGI client
+that posts signed webhooks the way Twilio does (to the public URL, while the app
+itself sits behind a proxy at another host)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+from twilio.request_validator import RequestValidator
+
+from adapters.sms.directory import Directory, player_id
+from adapters.sms.settings import SmsSettings
+from adapters.sms.webhook import SmsAdapter, create_sms, routes
+from adapters.store.sqlite_store import SqliteStore
+from bots.service import GameService
+from gameflow.core.state import Game
+from gameflow.core.text import Msg
+from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
+from tests.store_helpers import FakeClock
+
+PUBLIC = "https://muldvarp.example.org"
+INTERNAL = "http://10.0.0.7:8080"  # what the app sees behind the proxy
+HOST = "tg:host"
+FROM = "+4759440000"
+
+
+class FakeMonotonic:
+    """The outbound queue's clock and sleep: sleeping moves time, instantly."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+class World:
+    def __init__(self, fake: FakeTwilio, **settings: Any) -> None:
+        self.fake = fake
+        self.clock = FakeClock()
+        self.mono = FakeMonotonic()
+        values: dict[str, Any] = {
+            "account_sid": ACCOUNT_SID,
+            "auth_token": AUTH_TOKEN,
+            "public_base_url": PUBLIC,
+            "from_number": FROM,
+            "api_base_url": fake.base_url,
+            "id_key": "test-key",
+        }
+        values.update(settings)
+        self.settings = SmsSettings(**values)
+        self.store = SqliteStore(":memory:", clock=self.clock, synchronous="OFF")
+        self.service = GameService(self.store, clock=self.clock)
+        self.host_reports: list[tuple[str, Msg]] = []
+        self.sms: SmsAdapter = create_sms(
+            self.service,
+            self.settings,
+            directory=Directory(),
+            host_hook=self._host_hook,
+            sleep=self.mono.sleep,
+            monotonic=self.mono,
+        )
+        self.app = Starlette(routes=routes(self.sms))
+        self.http = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=self.app), base_url=INTERNAL
+        )
+        self._sids = itertools.count(1)
+
+    async def _host_hook(self, game: Game, text: Msg) -> None:
+        self.host_reports.append((game.id, text))
+
+    async def close(self) -> None:
+        await self.http.aclose()
+        await self.sms.close()
+        await self.store.close()
+
+    def pid(self, phone: str) -> str:
+        return player_id(phone, self.settings.id_key)
+
+    def sign(self, path: str, params: dict[str, str]) -> str:
+        return str(RequestValidator(AUTH_TOKEN).compute_signature(PUBLIC + path, params))
+
+    async def post(
+        self, path: str, params: dict[str, str], signature: str | None = None
+    ) -> httpx.Response:
+        sig = self.sign(path, params) if signature is None else signature
+        response = await self.http.post(path, data=params, headers={"X-Twilio-Signature": sig})
+        await self.sms.outbox.drain()
+        return response
+
+    async def text(self, phone: str, body: str, sid: str | None = None) -> httpx.Response:
+        """`phone` texts `body` (a fresh MessageSid unless one is given)."""
+        params = {
+            "MessageSid": sid or f"SM{next(self._sids):032x}",
+            "AccountSid": ACCOUNT_SID,
+            "From": phone,
+            "To": FROM,
+            "Body": body,
+            "NumMedia": "0",
+        }
+        response = await self.post("/sms/twilio", params)
+        assert response.status_code == 200, response.text
+        assert response.text.startswith("<?xml") and "<Response>" in response.text
+        return response
+
+    def inbox(self, phone: str) -> list[str]:
+        return self.fake.to(phone)
+
+    def last(self, phone: str) -> str:
+        got = self.inbox(phone)
+        assert got, f"nothing was sent to {phone}"
+        return got[-1]

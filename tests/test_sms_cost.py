@@ -1,0 +1,118 @@
+"""What SMS play costs: segments an SMS player of a 7-player Station game
+receives per round, from simulated games through the real notifier.
+
+Every player is an SMS player; everyone answers at once with a random legal
+choice and vote (the numbers depend on the texts, not on the play); phases
+without an answer end by their deadline. The figure printed per language is the
+average over all players and rounds of all games; nb and en must stay at or
+below five segments per round, and every single text within two segments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from adapters.sms.directory import Directory
+from adapters.sms.notifier import SmsNotifier
+from adapters.sms.outbound import OutMessage
+from adapters.sms.segments import is_gsm7, segments
+from adapters.sms.settings import SmsSettings
+from gameflow.core import actions as A
+from gameflow.core.engine import apply, legal, new_game
+from gameflow.core.result import Accepted
+from gameflow.core.state import Game
+from gameflow.replay import parse_step
+from tests.test_sms_segments import NAMES
+
+pytestmark = pytest.mark.sms
+
+GAMES = 12
+BUDGET = 5.0
+
+
+class Capture:
+    """Stands in for the outbound queue: keeps what would be sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[OutMessage] = []
+
+    async def send(self, message: OutMessage) -> None:
+        self.sent.append(message)
+
+
+def _ok(result: object) -> Game:
+    assert isinstance(result, Accepted), result
+    return result.state
+
+
+async def simulate(lang: str, seed: int, transliterate: bool) -> tuple[int, int, list[OutMessage]]:
+    """One game: (segments received by all players, player-rounds, the texts)."""
+    ids = [f"sms:{seed:04d}{i:012x}" for i in range(7)]
+    directory = Directory()
+    for i, pid in enumerate(ids):
+        directory.set_phone(pid, f"+47912345{i:02d}", "g")
+    capture = Capture()
+    settings = SmsSettings(
+        "AC", "token", "https://x", from_number="+4759440000", transliterate=transliterate
+    )
+    notifier = SmsNotifier(directory, capture, settings)  # type: ignore[arg-type]
+    now = 1_000.0
+    game = new_game("station", "g", "tg:host", f"cost-{seed}", lang=lang)
+    for pid, name in zip(ids, NAMES[lang][: len(ids)], strict=True):
+        game = _ok(apply(game, A.Join(pid, None, name), now))
+    result = apply(game, A.Start("tg:host"), now)
+    game = _ok(result)
+    await notifier.notify(game, result.events)  # type: ignore[union-attr]
+    rng = random.Random(seed)
+    while not game.over:
+        moved = False
+        for pid in ids:
+            for spec in legal(game, pid):
+                step = {"do": spec.kind, "as": pid, "phase": spec.phase}
+                step.update({f.name: rng.choice(f.options) for f in spec.fields})
+                result = apply(game, parse_step(game, step), now)
+                game = _ok(result)
+                await notifier.notify(game, result.events)  # type: ignore[union-attr]
+                moved = True
+                break
+        if not moved:
+            now += 1_000
+            result = apply(game, A.Deadline(None, game.phase.seq), now)
+            game = _ok(result)
+            await notifier.notify(game, result.events)  # type: ignore[union-attr]
+    total = sum(segments(m.body) for m in capture.sent)
+    return total, len(ids) * game.phase.round, capture.sent
+
+
+def average(lang: str, transliterate: bool = False) -> tuple[float, list[OutMessage]]:
+    async def main() -> tuple[float, list[OutMessage]]:
+        total = rounds = 0
+        texts: list[OutMessage] = []
+        for seed in range(GAMES):
+            seg, player_rounds, sent = await simulate(lang, seed, transliterate)
+            total += seg
+            rounds += player_rounds
+            texts.extend(sent)
+        return total / rounds, texts
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("lang", ["nb", "en"])
+def test_an_sms_player_gets_at_most_five_segments_a_round(lang: str) -> None:
+    figure, texts = average(lang)
+    print(f"\nStation, 7 players, {lang}: {figure:.2f} segments per SMS player per round")
+    assert figure <= BUDGET
+    assert all(segments(m.body) <= 2 for m in texts)
+    assert all(is_gsm7(m.body) for m in texts)
+
+
+def test_serbian_cost_with_and_without_transliteration() -> None:
+    plain, _ = average("sr")
+    gsm, texts = average("sr", transliterate=True)
+    print(f"\nStation, 7 players, sr: {plain:.2f} (UCS-2), {gsm:.2f} (SMS_TRANSLITERATE)")
+    assert all(is_gsm7(m.body) and segments(m.body) <= 2 for m in texts)
+    assert gsm < plain

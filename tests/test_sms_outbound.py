@@ -1,0 +1,138 @@
+"""The outbound side: the queue's pace and order, the real twilio client against
+the fake API, texts split at line ends, reminders from the scheduler."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from adapters.sms.directory import Directory
+from adapters.sms.notifier import split
+from adapters.sms.outbound import Outbox, OutMessage, twilio_client
+from adapters.sms.segments import segments
+from adapters.sms.settings import SmsSettings
+from gameflow.core import actions as A
+from gameflow.core.events import Event, Kind
+from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
+from tests.sms_helpers import HOST, FakeMonotonic, World
+from tests.store_helpers import run
+
+pytestmark = pytest.mark.sms
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeTwilio]:
+    with FakeTwilio() as server:
+        yield server
+
+
+def _settings(fake: FakeTwilio, **kw: object) -> SmsSettings:
+    values: dict[str, object] = {
+        "account_sid": ACCOUNT_SID,
+        "auth_token": AUTH_TOKEN,
+        "public_base_url": "https://muldvarp.example.org",
+        "from_number": "+4759440000",
+        "api_base_url": fake.base_url,
+    }
+    values.update(kw)
+    return SmsSettings(**values)  # type: ignore[arg-type]
+
+
+def test_the_queue_sends_in_order_at_the_configured_rate(fake: FakeTwilio) -> None:
+    async def main() -> None:
+        settings = _settings(fake, rate=2.0)
+        mono = FakeMonotonic()
+        box = Outbox(twilio_client(settings), settings, Directory(), sleep=mono.sleep, clock=mono)
+        for i in range(5):
+            await box.send(OutMessage("+4791234567", f"text {i}"))
+        await box.drain()
+        await box.close()
+        assert fake.to("+4791234567") == [f"text {i}" for i in range(5)]
+        assert mono.slept == [0.5] * 4  # two a second: 0, .5, 1, 1.5, 2
+        assert box.sent == 5
+
+    run(main())
+
+
+def test_a_wrong_auth_token_is_a_recorded_failure(fake: FakeTwilio) -> None:
+    async def main() -> None:
+        settings = _settings(fake, auth_token="wrong")
+        directory = Directory()
+        failed: list[tuple[OutMessage, str]] = []
+
+        async def on_failed(m: OutMessage, error: str) -> None:
+            failed.append((m, error))
+
+        box = Outbox(twilio_client(settings), settings, directory, on_failed=on_failed)
+        await box.send(OutMessage("+4791234567", "secret", "g", "sms:x", True))
+        await box.send(OutMessage("+4791234567", "public", "g", "sms:x", False))
+        await box.drain()
+        await box.close()
+        assert fake.messages == [] and fake.requests == 2
+        assert [(m.body, e) for m, e in failed] == [("secret", "20003")]
+
+    run(main())
+
+
+def test_long_texts_are_split_at_line_ends() -> None:
+    lines = [f"Line {i}: " + "x" * 90 for i in range(6)]
+    chunks = split("\n".join(lines))
+    assert all(segments(c) <= 2 for c in chunks)
+    assert "\n".join(chunks) == "\n".join(lines)
+    long_word_line = "word " * 200
+    chunks = split(long_word_line.strip())
+    assert all(segments(c) <= 2 for c in chunks)
+    assert all(not c.startswith(" ") and "wor d" not in c for c in chunks)
+    assert " ".join(chunks).split() == long_word_line.split()
+
+
+def test_reminders_resend_the_question_to_those_who_have_not_answered(fake: FakeTwilio) -> None:
+    async def body(w: World) -> None:
+        created = await w.service.create_game("station", HOST, lang="en", seed="r")
+        phones = [f"+4791200{i:03d}" for i in range(5)]
+        for i, phone in enumerate(phones):
+            await w.text(phone, f"JOIN {created.code} P{i}")
+        outcome = await w.service.submit(created.game.id, A.Start(HOST))
+        await w.sms.outbox.drain()
+        await w.text(phones[0], "1 g")
+        game = await w.service.load(created.game.id)
+        events = tuple(
+            Event(Kind.REMINDER, w.pid(p), None, game.phase.seq, game.phase.deadline)
+            for p in phones[:2]
+        )
+        before = len(w.inbox(phones[0]))
+        await w.sms.notifier.notify(game, events)
+        await w.sms.outbox.drain()
+        assert len(w.inbox(phones[0])) == before  # answered already: no reminder
+        assert w.last(phones[1]).startswith("Reminder: time is nearly up.\nReply: plan 1-3")
+        assert outcome.accepted
+
+    async def main() -> None:
+        world = World(fake)
+        try:
+            await body(world)
+        finally:
+            await world.close()
+
+    run(main())
+
+
+def test_settings_from_the_environment() -> None:
+    s = SmsSettings.from_env(
+        {
+            "TWILIO_ACCOUNT_SID": "AC1",
+            "TWILIO_AUTH_TOKEN": "tok",
+            "TWILIO_FROM_NUMBER": "+4759440000",
+            "TWILIO_MESSAGING_SERVICE_SID": "MG1",
+            "PUBLIC_BASE_URL": "https://muldvarp.example.org/",
+            "SMS_TRANSLITERATE": "on",
+            "SMS_RATE": "3",
+        }
+    )
+    assert s.sender == "MG1"  # a Messaging Service wins over a number
+    assert s.status_url == "https://muldvarp.example.org/sms/twilio/status"
+    assert s.transliterate and s.rate == 3.0 and s.id_key == "tok"
+    assert s.api_base_url == "https://api.twilio.com"
+    plain = SmsSettings.from_env({"TWILIO_FROM_NUMBER": "+4759440000"})
+    assert plain.sender == "+4759440000" and plain.rate == 1.0 and not plain.transliterate
