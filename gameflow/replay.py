@@ -14,9 +14,10 @@ from typing import Any
 
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
-from gameflow.core.result import Rejected
+from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game, seed_digest
+from gameflow.core.text import N_
 from gameflow.i18n import render
 
 HOST = "host"
@@ -27,6 +28,21 @@ _HOST_STEPS: dict[str, type[A.Action]] = {
     "resume": A.Resume,
     "advance_early": A.Advance,
     "end": A.End,
+}
+
+
+# Lobby and settings steps, so that a game's log (lobby included) is a list of
+# script steps too: {"as": P, "do": "join", "name": N}, {"as": P, "do": "leave"},
+# {"as": host, "do": "kick", "target": P}, {"as": host, "do": "set_option",
+# "name": K, "value": V}, {"as": host, "do": "set_language", "lang": L},
+# {"as": host, "do": "start"}.
+_LOBBY_FIELDS: dict[str, tuple[type[A.Action], str | None, str | None]] = {
+    "join": (A.Join, "name", "name"),
+    "leave": (A.Leave, None, None),
+    "kick": (A.Kick, "target", "target"),
+    "set_option": (A.SetOption, "name", "name"),
+    "set_language": (A.SetLanguage, "lang", "lang"),
+    "start": (A.Start, None, None),
 }
 
 
@@ -45,6 +61,8 @@ def parse_step(game: Game, step: Mapping[str, Any]) -> A.Action:
         return A.Deadline(None, game.phase.seq if phase is None else phase)
     if do in _HOST_STEPS:
         return _HOST_STEPS[do](by, phase)
+    if do in _LOBBY_FIELDS:
+        return _lobby_action(str(do), step)
     action = rules_for(game.kind).parse_step(step)
     if action is None:
         raise ValueError(f"unknown step {do!r}")
@@ -58,10 +76,57 @@ def step_of(game: Game, action: A.Action) -> dict[str, Any]:
     for name, cls in _HOST_STEPS.items():
         if type(action) is cls:
             return {"as": action.by, "do": name}
+    for name, (cls, key, attr) in _LOBBY_FIELDS.items():
+        if type(action) is cls:
+            lobby: dict[str, Any] = {"as": action.by, "do": name}
+            if key is not None and attr is not None:
+                lobby[key] = getattr(action, attr)
+            if isinstance(action, A.SetOption):
+                lobby["value"] = action.value
+            return lobby
     step = rules_for(game.kind).step_of(action)
     if step is None:
         raise ValueError(f"no step for {action!r}")
     return step
+
+
+def _lobby_action(do: str, step: Mapping[str, Any]) -> A.Action:
+    cls, key, _attr = _LOBBY_FIELDS[do]
+    by = step.get("as")
+    if not isinstance(by, str):
+        raise ValueError(f'a {do} step needs "as"')
+    if cls is A.SetOption:
+        name = step.get("name")
+        if not isinstance(name, str):
+            raise ValueError("set_option needs a name")
+        return A.SetOption(by, step.get("phase"), name, step.get("value"))
+    if key is None:
+        return cls(by, step.get("phase"))
+    value = step.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"a {do} step needs {key!r}")
+    return cls(by, step.get("phase"), value)  # type: ignore[call-arg]
+
+
+def advance_when_ready(game: Game, now: float) -> Accepted[Game] | Rejected:
+    """An `{"do": "advance", "auto": true}` step (written by exports of live
+    games): the phase ended by itself when the previous input made everyone
+    ready, as it does with automatic advancing on. It was part of that input, so
+    unlike a deadline it has no version of its own and no due time."""
+    rules = rules_for(game.kind)
+    if not game.running:
+        return reject("not_started", N_("The game has not started yet."))
+    if game.phase.paused:
+        return reject("paused", N_("The game is paused."))
+    waiting = rules.awaiting(game)
+    if waiting:
+        return reject(
+            "not_ready",
+            N_("Not everyone is ready yet: waiting for {names}."),
+            names=tuple(game.names[i] for i in waiting),
+        )
+    ended = rules.end_phase(game, now)
+    return Accepted(ended.state, ended.events)
 
 
 def setup_game(script: Mapping[str, Any], *, auto_advance: bool = False) -> tuple[Game, float]:
@@ -84,15 +149,24 @@ def setup_game(script: Mapping[str, Any], *, auto_advance: bool = False) -> tupl
         )
     except (KeyError, ValueError) as exc:
         raise ScriptError(str(exc)) from exc
-    now = EPOCH
+    # Optional, written by exports: the start time, the players' names (and,
+    # below, the version counter after the start, lobby inputs included).
+    start_at = script.get("at", EPOCH)
+    now = float(start_at) if isinstance(start_at, int | float) else EPOCH
+    names = script.get("names")
+    if not isinstance(names, dict):
+        names = {}
     for p in players:
-        result = apply(game, A.Join(str(p), None, str(p)), now)
+        result = apply(game, A.Join(str(p), None, str(names.get(p, p))), now)
         if isinstance(result, Rejected):
             raise ScriptError(f"player {p!r}: {render(result.message, 'en')}")
         game = result.state
     result = apply(game, A.Start(HOST), now)
     if isinstance(result, Rejected):
         raise ScriptError(render(result.message, "en"))
+    version = script.get("version")  # exports: the live game's version after its start
+    if isinstance(version, int) and not isinstance(version, bool):
+        return result.state._replace(version=version), now
     return result.state, now
 
 
@@ -113,7 +187,10 @@ def run(script: Mapping[str, Any]) -> tuple[Game, list[dict[str, Any]]]:
         at = step.get("at")
         if isinstance(at, int | float) and not isinstance(at, bool):
             now = float(at)
-        result = apply(game, action, now)
+        if step.get("auto") is True and isinstance(action, A.Deadline):
+            result = advance_when_ready(game, now)
+        else:
+            result = apply(game, action, now)
         if isinstance(result, Rejected):
             rejected.append({"step": i, "error": render(result.message, "en"), "code": result.code})
         else:

@@ -1,0 +1,149 @@
+"""The store port: what the game service needs from a store, and nothing more.
+
+Two implementations fulfil it, Redis (several worker processes, Redis Cluster
+ready) and SQLite (the embedded default: one process, no server). One contract
+test suite (tests/test_store_contract.py) runs against both, so the service can
+never come to depend on one store's accidents.
+
+The model: per game, the snapshot of the current state with its version, the
+state it was created in, and an append-only log with one entry per accepted
+input (entry i took the game from version initial+i to initial+i+1). The only
+write after creation is `commit`, which is atomic: it appends the entry and
+replaces the snapshot only if the stored version is still the one the caller
+loaded, and it records the input's idempotency key (kept for `dedupe_ttl`
+seconds) in the same step, so an input is either fully applied once or not at
+all. A finished game is kept for `retention` seconds and then expires.
+
+Beside the games, four small directories: join code -> game, channel identity
+(Telegram user id, E.164 phone number) -> (game, player), TV token hash ->
+game, and the set of active (not finished) games the scheduler re-arms from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+from gameflow.core.state import Game
+
+DEFAULT_RETENTION = 7 * 24 * 3600.0  # finished games: one week for audits and bug reports
+DEFAULT_DEDUPE_TTL = 24 * 3600.0  # Telegram and Twilio give up retrying well within a day
+
+_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+def check_id(game_id: str) -> str:
+    """Game ids go into key names (and Redis hash tags): keep them plain."""
+    if not _ID.match(game_id):
+        raise ValueError(f"bad game id {game_id!r}")
+    return game_id
+
+
+class Status(StrEnum):
+    OK = "ok"  # appended and saved
+    CONFLICT = "conflict"  # someone else committed first: reload and retry
+    DUPLICATE = "duplicate"  # this idempotency key was applied already
+    MISSING = "missing"  # no such game (never created, or expired)
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """`version`: the new version (OK), the stored one (CONFLICT), or the version
+    the key's input produced (DUPLICATE); -1 when MISSING."""
+
+    status: Status
+    version: int
+
+
+class GameStore(Protocol):
+    retention: float
+    dedupe_ttl: float
+
+    async def create(self, game: Game) -> bool:
+        """Store a new game (its initial state); False if the id is taken."""
+        ...
+
+    async def load(self, game_id: str) -> Game | None:
+        """The current state, or None if there is no such game."""
+        ...
+
+    async def initial(self, game_id: str) -> Game | None:
+        """The state the game was created in: the log replays from it."""
+        ...
+
+    async def commit(
+        self,
+        game_id: str,
+        expected: int,
+        game: Game,
+        entry: Mapping[str, Any],
+        key: str | None = None,
+    ) -> CommitResult:
+        """Atomically: unless `key` was applied already, and only if the stored
+        version is `expected`, append `entry` (JSON-able) to the log, save `game`
+        as the snapshot and remember `key`. When `game` is over, the game's data
+        starts to expire and it leaves the active set."""
+        ...
+
+    async def log(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
+        """The log entries from index `start` on."""
+        ...
+
+    async def applied(self, game_id: str, key: str) -> int | None:
+        """The version that the input with idempotency `key` produced, if any."""
+        ...
+
+    async def expires_in(self, game_id: str) -> float | None:
+        """Seconds until a finished game expires; None while it is kept."""
+        ...
+
+    async def claim(self, key: str, value: str) -> str:
+        """Store `value` under a global idempotency `key` unless one is stored;
+        return what is stored (for inputs that create games)."""
+        ...
+
+    # -- directories ------------------------------------------------------------
+
+    async def claim_code(self, code: str, game_id: str) -> bool:
+        """Reserve a join code for a game; False if another game holds it."""
+        ...
+
+    async def game_for_code(self, code: str) -> str | None: ...
+
+    async def code_for(self, game_id: str) -> str | None:
+        """The join code a game holds now, if any."""
+        ...
+
+    async def release_code(self, code: str, game_id: str) -> None:
+        """Free a join code, if it still belongs to `game_id`."""
+        ...
+
+    async def bind(self, identity: str, game_id: str, player: str) -> None:
+        """Channel identity -> the game and player it is in now."""
+        ...
+
+    async def whereis(self, identity: str) -> tuple[str, str] | None: ...
+
+    async def unbind(self, identity: str, game_id: str) -> bool:
+        """Forget `identity`'s game, if it is still `game_id`."""
+        ...
+
+    async def set_tv(self, token_hash: str, game_id: str) -> None:
+        """The TV status page's token (its hash) -> game; expires with the game."""
+        ...
+
+    async def game_for_tv(self, token_hash: str) -> str | None: ...
+
+    async def active_games(self) -> list[str]:
+        """Games not finished yet (sorted), for the scheduler to re-arm."""
+        ...
+
+    async def finish(self, game_id: str) -> None:
+        """Leave the active set and start expiring (commit does this for a game
+        that ends; callable again to repair after a crash)."""
+        ...
+
+    async def close(self) -> None: ...

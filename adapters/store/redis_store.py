@@ -1,0 +1,256 @@
+"""The Redis store: several worker processes share one Redis (or a Cluster).
+
+Every key of one game carries the hash tag `{g:ID}`, so a game lives in one
+slot and its commit can be one Lua script: check the idempotency key, check the
+version, RPUSH the log entry, save snapshot and version, remember the key with
+a TTL, and for a finished game set the expiry, all atomically. The directories
+(join codes, identities, TV tokens, the active set) are ordinary keys outside
+the games' slots; they are derived data, updated after the commit and
+repairable from the games (`finish`).
+
+Keys, under `prefix` (default "muldvarp:"):
+  {g:ID}          hash: version, snapshot, initial, code, tv
+  {g:ID}:log      list of JSON log entries
+  {g:ID}:who      set of identities bound to the game (unbound when it ends)
+  {g:ID}:k:KEY    idempotency key -> version it produced (TTL dedupe_ttl)
+  key:KEY         global idempotency key (game creation)
+  code:CODE       join code -> game id
+  who:IDENTITY    JSON [game id, player id]
+  tv:HASH         TV token hash -> game id
+  active          set of unfinished game ids
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from adapters.store.base import (
+    DEFAULT_DEDUPE_TTL,
+    DEFAULT_RETENTION,
+    CommitResult,
+    Status,
+    check_id,
+)
+from gameflow.core.codec import decode_game, encode_game
+from gameflow.core.state import Game
+
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2], 'initial', ARGV[2])
+return 1
+"""
+
+# KEYS: game hash, log, idempotency key (or a dummy in the slot)
+# ARGV: expected version, new version, snapshot, entry, has key, key ttl ms, retention ms
+_COMMIT = """
+local v = redis.call('HGET', KEYS[1], 'version')
+if not v then return {'missing', -1} end
+if ARGV[5] == '1' then
+  local done = redis.call('GET', KEYS[3])
+  if done then return {'duplicate', tonumber(done)} end
+end
+if v ~= ARGV[1] then return {'conflict', tonumber(v)} end
+redis.call('RPUSH', KEYS[2], ARGV[4])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'snapshot', ARGV[3])
+if ARGV[5] == '1' then redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[6]) end
+if tonumber(ARGV[7]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[7])
+  redis.call('PEXPIRE', KEYS[2], ARGV[7])
+end
+return {'ok', tonumber(ARGV[2])}
+"""
+
+_EXPIRE_GAME = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+if redis.call('PTTL', KEYS[2]) == -1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+return 1
+"""
+
+_DELETE_IF = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+_UNBIND = """
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+if cjson.decode(v)[1] == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
+class RedisStore:
+    """The GameStore port on Redis (`redis.asyncio`; hiredis parses replies)."""
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        *,
+        prefix: str = "muldvarp:",
+        retention: float = DEFAULT_RETENTION,
+        dedupe_ttl: float = DEFAULT_DEDUPE_TTL,
+    ) -> None:
+        if "{" in prefix or "}" in prefix:
+            raise ValueError("the key prefix must not contain braces (hash tags)")
+        self.client = client
+        self.prefix = prefix
+        self.retention = retention
+        self.dedupe_ttl = dedupe_ttl
+        self._create = client.register_script(_CREATE)
+        self._commit = client.register_script(_COMMIT)
+        self._expire = client.register_script(_EXPIRE_GAME)
+        self._delete_if = client.register_script(_DELETE_IF)
+        self._unbind = client.register_script(_UNBIND)
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> RedisStore:
+        client = aioredis.Redis.from_url(url, decode_responses=True)
+        return cls(client, **kwargs)
+
+    # -- keys ---------------------------------------------------------------------
+
+    def _game(self, game_id: str) -> str:
+        return f"{self.prefix}{{g:{check_id(game_id)}}}"
+
+    def _log(self, game_id: str) -> str:
+        return self._game(game_id) + ":log"
+
+    def _key(self, game_id: str, key: str) -> str:
+        return f"{self._game(game_id)}:k:{key}"
+
+    def _g(self, name: str) -> str:
+        return self.prefix + name
+
+    # -- games --------------------------------------------------------------------
+
+    async def create(self, game: Game) -> bool:
+        created = await self._create(
+            keys=[self._game(game.id)], args=[game.version, encode_game(game)]
+        )
+        if created:
+            await self.client.sadd(self._g("active"), game.id)
+        return bool(created)
+
+    async def load(self, game_id: str) -> Game | None:
+        text = await self.client.hget(self._game(game_id), "snapshot")
+        return None if text is None else decode_game(text)
+
+    async def initial(self, game_id: str) -> Game | None:
+        text = await self.client.hget(self._game(game_id), "initial")
+        return None if text is None else decode_game(text)
+
+    async def commit(
+        self,
+        game_id: str,
+        expected: int,
+        game: Game,
+        entry: Mapping[str, Any],
+        key: str | None = None,
+    ) -> CommitResult:
+        keys = [self._game(game_id), self._log(game_id), self._key(game_id, key or "")]
+        args: list[str | int] = [
+            expected,
+            game.version,
+            encode_game(game),
+            json.dumps(entry, ensure_ascii=False, separators=(",", ":")),
+            "1" if key is not None else "0",
+            _ms(self.dedupe_ttl),
+            _ms(self.retention) if game.over else 0,
+        ]
+        status, version = await self._commit(keys=keys, args=args)
+        result = CommitResult(Status(status), int(version))
+        if result.status is Status.OK and game.over:
+            await self.finish(game_id)
+        return result
+
+    async def log(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
+        items = await self.client.lrange(self._log(game_id), start, -1)
+        return [json.loads(item) for item in items]
+
+    async def applied(self, game_id: str, key: str) -> int | None:
+        value = await self.client.get(self._key(game_id, key))
+        return None if value is None else int(value)
+
+    async def expires_in(self, game_id: str) -> float | None:
+        ms = await self.client.pttl(self._game(game_id))
+        return None if ms < 0 else ms / 1000.0
+
+    async def claim(self, key: str, value: str) -> str:
+        name = self._g("key:" + key)
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.set(name, value, nx=True, px=_ms(self.dedupe_ttl))
+            pipe.get(name)
+            _, held = await pipe.execute()
+        return str(held)
+
+    async def finish(self, game_id: str) -> None:
+        ms = _ms(self.retention)
+        game = self._game(game_id)
+        code, tv = await self.client.hmget(game, ["code", "tv"])
+        await self._expire(keys=[game, self._log(game_id)], args=[ms])
+        if code is not None:
+            await self.release_code(str(code), game_id)
+        if tv is not None:
+            await self.client.pexpire(self._g("tv:" + str(tv)), ms)
+        for identity in await self.client.smembers(game + ":who"):
+            await self.unbind(str(identity), game_id)
+        await self.client.delete(game + ":who")
+        await self.client.srem(self._g("active"), game_id)
+
+    # -- directories ------------------------------------------------------------------
+
+    async def claim_code(self, code: str, game_id: str) -> bool:
+        if not await self.client.set(self._g("code:" + code), game_id, nx=True):
+            return False
+        await self.client.hset(self._game(game_id), "code", code)
+        return True
+
+    async def game_for_code(self, code: str) -> str | None:
+        value = await self.client.get(self._g("code:" + code))
+        return None if value is None else str(value)
+
+    async def code_for(self, game_id: str) -> str | None:
+        code = await self.client.hget(self._game(game_id), "code")
+        if code is None or await self.game_for_code(str(code)) != game_id:
+            return None
+        return str(code)
+
+    async def release_code(self, code: str, game_id: str) -> None:
+        await self._delete_if(keys=[self._g("code:" + code)], args=[game_id])
+
+    async def bind(self, identity: str, game_id: str, player: str) -> None:
+        await self.client.set(self._g("who:" + identity), json.dumps([game_id, player]))
+        await self.client.sadd(self._game(game_id) + ":who", identity)
+
+    async def whereis(self, identity: str) -> tuple[str, str] | None:
+        value = await self.client.get(self._g("who:" + identity))
+        if value is None:
+            return None
+        game_id, player = json.loads(value)
+        return str(game_id), str(player)
+
+    async def unbind(self, identity: str, game_id: str) -> bool:
+        return bool(await self._unbind(keys=[self._g("who:" + identity)], args=[game_id]))
+
+    async def set_tv(self, token_hash: str, game_id: str) -> None:
+        await self.client.set(self._g("tv:" + token_hash), game_id)
+        await self.client.hset(self._game(game_id), "tv", token_hash)
+
+    async def game_for_tv(self, token_hash: str) -> str | None:
+        game_id = await self.client.get(self._g("tv:" + token_hash))
+        return None if game_id is None else str(game_id)
+
+    async def active_games(self) -> list[str]:
+        return sorted(str(g) for g in await self.client.smembers(self._g("active")))
+
+    async def close(self) -> None:
+        await self.client.aclose()

@@ -1,0 +1,362 @@
+"""The embedded store: SQLite from the standard library, so the bot runs with
+no Redis at all.
+
+Same contract as the Redis store (tests/test_store_contract.py runs against
+both). Every call runs on one dedicated thread holding the one connection, so
+the event loop never blocks on disk and no two calls interleave; a commit is
+one `BEGIN IMMEDIATE` transaction (version check, idempotency check, append,
+save), which also keeps it correct if a second process opens the same file.
+WAL mode with `synchronous=FULL` by default: an acknowledged input survives a
+killed process and a power cut.
+
+Expiry (finished games, idempotency keys) is by timestamp from the store's
+clock: expired rows are invisible at once and deleted by `purge()`, which
+`finish` and the service's sweeps call now and then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from adapters.store.base import (
+    DEFAULT_DEDUPE_TTL,
+    DEFAULT_RETENTION,
+    CommitResult,
+    Status,
+    check_id,
+)
+from gameflow.core.codec import decode_game, encode_game
+from gameflow.core.state import Game
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+  id TEXT PRIMARY KEY, base INTEGER NOT NULL, version INTEGER NOT NULL, snapshot TEXT NOT NULL,
+  initial TEXT NOT NULL, active INTEGER NOT NULL DEFAULT 1, expires REAL,
+  code TEXT, tv TEXT
+);
+CREATE TABLE IF NOT EXISTS log (
+  game TEXT NOT NULL, seq INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (game, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS keys (
+  game TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL, expires REAL NOT NULL,
+  PRIMARY KEY (game, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS codes (code TEXT PRIMARY KEY, game TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS who (identity TEXT PRIMARY KEY, game TEXT NOT NULL, player TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS who_game ON who (game);
+CREATE TABLE IF NOT EXISTS tv (hash TEXT PRIMARY KEY, game TEXT NOT NULL);
+"""
+
+
+class SqliteStore:
+    """The GameStore port on one SQLite file (or ":memory:")."""
+
+    def __init__(
+        self,
+        path: str = "muldvarp.sqlite3",
+        *,
+        retention: float = DEFAULT_RETENTION,
+        dedupe_ttl: float = DEFAULT_DEDUPE_TTL,
+        clock: Callable[[], float] = time.time,
+        synchronous: str = "FULL",
+    ) -> None:
+        self.path = path
+        self.retention = retention
+        self.dedupe_ttl = dedupe_ttl
+        self.clock = clock
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
+        self._db: sqlite3.Connection | None = None
+        self._pool.submit(self._open, synchronous).result()
+
+    def _open(self, synchronous: str) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={synchronous}")
+        db.execute("PRAGMA busy_timeout=30000")
+        db.executescript(_SCHEMA)
+        self._db = db
+
+    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        db = self._db
+        if db is None:
+            raise RuntimeError("the store is closed")
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, db)
+
+    def _live(self, db: sqlite3.Connection, game_id: str) -> tuple[Any, ...] | None:
+        row: tuple[Any, ...] | None = db.execute(
+            "SELECT version, snapshot, initial, expires, base FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        if row is None or (row[3] is not None and row[3] <= self.clock()):
+            return None
+        return row
+
+    # -- games --------------------------------------------------------------------
+
+    async def create(self, game: Game) -> bool:
+        check_id(game.id)
+        text = encode_game(game)
+
+        def go(db: sqlite3.Connection) -> bool:
+            with _tx(db):
+                if db.execute("SELECT 1 FROM games WHERE id = ?", (game.id,)).fetchone():
+                    if self._live(db, game.id) is not None:
+                        return False
+                    _delete_game(db, game.id)  # an expired game's id may be reused
+                db.execute(
+                    "INSERT INTO games (id, base, version, snapshot, initial) VALUES (?, ?, ?, ?, ?)",
+                    (game.id, game.version, game.version, text, text),
+                )
+                return True
+
+        return await self._run(go)
+
+    async def load(self, game_id: str) -> Game | None:
+        row = await self._run(lambda db: self._live(db, game_id))
+        return None if row is None else decode_game(row[1])
+
+    async def initial(self, game_id: str) -> Game | None:
+        row = await self._run(lambda db: self._live(db, game_id))
+        return None if row is None else decode_game(row[2])
+
+    async def commit(
+        self,
+        game_id: str,
+        expected: int,
+        game: Game,
+        entry: Mapping[str, Any],
+        key: str | None = None,
+    ) -> CommitResult:
+        text = encode_game(game)
+        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+
+        def go(db: sqlite3.Connection) -> CommitResult:
+            now = self.clock()
+            with _tx(db):
+                row = self._live(db, game_id)
+                if row is None:
+                    return CommitResult(Status.MISSING, -1)
+                if key is not None:
+                    done = db.execute(
+                        "SELECT version FROM keys WHERE game = ? AND key = ? AND expires > ?",
+                        (game_id, key, now),
+                    ).fetchone()
+                    if done is not None:
+                        return CommitResult(Status.DUPLICATE, int(done[0]))
+                if row[0] != expected:
+                    return CommitResult(Status.CONFLICT, int(row[0]))
+                seq = expected - int(row[4])  # entry i leads from version base+i
+                db.execute(
+                    "INSERT INTO log (game, seq, entry) VALUES (?, ?, ?)", (game_id, seq, line)
+                )
+                db.execute(
+                    "UPDATE games SET version = ?, snapshot = ? WHERE id = ?",
+                    (game.version, text, game_id),
+                )
+                if key is not None:
+                    db.execute(
+                        "INSERT OR REPLACE INTO keys (game, key, version, expires) VALUES (?, ?, ?, ?)",
+                        (game_id, key, game.version, now + self.dedupe_ttl),
+                    )
+                if game.over:
+                    self._finish(db, game_id, now)
+            return CommitResult(Status.OK, game.version)
+
+        return await self._run(go)
+
+    async def log(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
+        def go(db: sqlite3.Connection) -> list[dict[str, Any]]:
+            if self._live(db, game_id) is None:
+                return []
+            rows = db.execute(
+                "SELECT entry FROM log WHERE game = ? AND seq >= ? ORDER BY seq", (game_id, start)
+            ).fetchall()
+            return [json.loads(r[0]) for r in rows]
+
+        return await self._run(go)
+
+    async def applied(self, game_id: str, key: str) -> int | None:
+        def go(db: sqlite3.Connection) -> int | None:
+            row = db.execute(
+                "SELECT version FROM keys WHERE game = ? AND key = ? AND expires > ?",
+                (game_id, key, self.clock()),
+            ).fetchone()
+            return None if row is None else int(row[0])
+
+        return await self._run(go)
+
+    async def expires_in(self, game_id: str) -> float | None:
+        def go(db: sqlite3.Connection) -> float | None:
+            row = db.execute("SELECT expires FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None or row[0] is None:
+                return None
+            return max(0.0, float(row[0]) - self.clock())
+
+        return await self._run(go)
+
+    async def claim(self, key: str, value: str) -> str:
+        def go(db: sqlite3.Connection) -> str:
+            now = self.clock()
+            with _tx(db):
+                row = db.execute(
+                    "SELECT value FROM claims WHERE key = ? AND expires > ?", (key, now)
+                ).fetchone()
+                if row is not None:
+                    return str(row[0])
+                db.execute(
+                    "INSERT OR REPLACE INTO claims (key, value, expires) VALUES (?, ?, ?)",
+                    (key, value, now + self.dedupe_ttl),
+                )
+                return value
+
+        return await self._run(go)
+
+    def _finish(self, db: sqlite3.Connection, game_id: str, now: float) -> None:
+        db.execute(
+            "UPDATE games SET active = 0, expires = COALESCE(expires, ?) WHERE id = ?",
+            (now + self.retention, game_id),
+        )
+        db.execute("DELETE FROM codes WHERE game = ?", (game_id,))
+        db.execute("DELETE FROM who WHERE game = ?", (game_id,))
+
+    async def finish(self, game_id: str) -> None:
+        def go(db: sqlite3.Connection) -> None:
+            with _tx(db):
+                self._finish(db, game_id, self.clock())
+            self._purge(db)
+
+        await self._run(go)
+
+    def _purge(self, db: sqlite3.Connection) -> None:
+        now = self.clock()
+        with _tx(db):
+            for (game_id,) in db.execute(
+                "SELECT id FROM games WHERE expires IS NOT NULL AND expires <= ?", (now,)
+            ).fetchall():
+                _delete_game(db, game_id)
+            db.execute("DELETE FROM keys WHERE expires <= ?", (now,))
+            db.execute("DELETE FROM claims WHERE expires <= ?", (now,))
+
+    async def purge(self) -> None:
+        """Delete expired games and keys for good."""
+        await self._run(self._purge)
+
+    # -- directories ------------------------------------------------------------------
+
+    async def claim_code(self, code: str, game_id: str) -> bool:
+        def go(db: sqlite3.Connection) -> bool:
+            with _tx(db):
+                if db.execute("SELECT 1 FROM codes WHERE code = ?", (code,)).fetchone():
+                    return False
+                db.execute("INSERT INTO codes (code, game) VALUES (?, ?)", (code, game_id))
+                db.execute("UPDATE games SET code = ? WHERE id = ?", (code, game_id))
+                return True
+
+        return await self._run(go)
+
+    async def game_for_code(self, code: str) -> str | None:
+        return await self._one("SELECT game FROM codes WHERE code = ?", code)
+
+    async def code_for(self, game_id: str) -> str | None:
+        return await self._one("SELECT code FROM codes WHERE game = ?", game_id)
+
+    async def release_code(self, code: str, game_id: str) -> None:
+        await self._exec("DELETE FROM codes WHERE code = ? AND game = ?", code, game_id)
+
+    async def bind(self, identity: str, game_id: str, player: str) -> None:
+        await self._exec(
+            "INSERT OR REPLACE INTO who (identity, game, player) VALUES (?, ?, ?)",
+            identity,
+            game_id,
+            player,
+        )
+
+    async def whereis(self, identity: str) -> tuple[str, str] | None:
+        def go(db: sqlite3.Connection) -> tuple[str, str] | None:
+            row = db.execute(
+                "SELECT game, player FROM who WHERE identity = ?", (identity,)
+            ).fetchone()
+            return None if row is None else (str(row[0]), str(row[1]))
+
+        return await self._run(go)
+
+    async def unbind(self, identity: str, game_id: str) -> bool:
+        return (
+            await self._exec("DELETE FROM who WHERE identity = ? AND game = ?", identity, game_id)
+            > 0
+        )
+
+    async def set_tv(self, token_hash: str, game_id: str) -> None:
+        await self._exec(
+            "INSERT OR REPLACE INTO tv (hash, game) VALUES (?, ?)", token_hash, game_id
+        )
+
+    async def game_for_tv(self, token_hash: str) -> str | None:
+        def go(db: sqlite3.Connection) -> str | None:
+            row = db.execute("SELECT game FROM tv WHERE hash = ?", (token_hash,)).fetchone()
+            if row is None or self._live(db, row[0]) is None:
+                return None  # the page expires with its game
+            return str(row[0])
+
+        return await self._run(go)
+
+    async def active_games(self) -> list[str]:
+        def go(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute("SELECT id FROM games WHERE active = 1 ORDER BY id").fetchall()
+            return [str(r[0]) for r in rows]
+
+        return await self._run(go)
+
+    async def _one(self, sql: str, *args: Any) -> str | None:
+        def go(db: sqlite3.Connection) -> str | None:
+            row = db.execute(sql, args).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._run(go)
+
+    async def _exec(self, sql: str, *args: Any) -> int:
+        def go(db: sqlite3.Connection) -> int:
+            with _tx(db):
+                return db.execute(sql, args).rowcount
+
+        return await self._run(go)
+
+    async def close(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            await asyncio.get_running_loop().run_in_executor(self._pool, db.close)
+        self._pool.shutdown(wait=True)
+
+
+class _tx:
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error): takes the write lock up front,
+    so two processes on one file can never both pass the version check."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def _delete_game(db: sqlite3.Connection, game_id: str) -> None:
+    for sql in (
+        "DELETE FROM games WHERE id = ?",
+        "DELETE FROM log WHERE game = ?",
+        "DELETE FROM keys WHERE game = ?",
+        "DELETE FROM codes WHERE game = ?",
+        "DELETE FROM who WHERE game = ?",
+        "DELETE FROM tv WHERE game = ?",
+    ):
+        db.execute(sql, (game_id,))

@@ -1,0 +1,139 @@
+"""`muldvarp export GAME_ID`: a stored game as a game script.
+
+The script (../shared/spec/game-scripts.md) reproduces the game under
+`muldvarp replay`: the same record and the same final state. Bug reports and
+audits start from it. It reveals the seed, and with it every secret of the
+deal: it is an operator's tool.
+
+The log holds every accepted input from the lobby on, each with its time. The
+lobby folds into the script's envelope (players in seat order, their names,
+options, language, the start time `at`); the steps after the start follow
+with their `at`. One difference needs care: live games advance by themselves
+when everyone is ready, replays never do. So the log is re-applied twice side
+by side, once as it ran live and once as the replay will run it, and wherever
+the live game moved to the next phase on its own the exporter writes
+`{"do": "advance", "auto": true, "at": ...}` (see `gameflow.replay.advance_when_ready`).
+The envelope's `version` carries the version counter past the folded lobby.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from adapters.store.base import GameStore
+from gameflow.core import actions as A
+from gameflow.core.engine import apply
+from gameflow.core.result import Rejected
+from gameflow.core.state import LOBBY, Game
+from gameflow.replay import HOST, advance_when_ready, parse_step, setup_game
+
+_HOST_KINDS = (A.Pause, A.Resume, A.Advance, A.End, A.SetLanguage, A.SetOption, A.Kick, A.Start)
+
+
+def _accept(game: Game, action: A.Action, now: float, where: str) -> Game:
+    result = apply(game, action, now)
+    if isinstance(result, Rejected):
+        raise ValueError(f"{where}: refused on re-applying the log ({result.code})")
+    return result.state
+
+
+def export_script(initial: Game, entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The game script for a game created as `initial` with log `entries`."""
+    live = lobby = initial
+    steps = list(entries)
+    i = 0
+    start_at: float | None = None
+    while i < len(steps) and live.phase.name == LOBBY:
+        action = parse_step(live, steps[i])
+        lobby, live = live, _accept(live, action, float(steps[i]["at"]), f"log entry {i}")
+        if isinstance(action, A.Start):
+            start_at = float(steps[i]["at"])
+        i += 1
+    if start_at is None:
+        lobby = live
+    started = live.version
+    options = {k: v for k, v in lobby.options if k != "auto_advance"}
+    script: dict[str, Any] = {
+        "game": initial.kind,
+        "id": initial.id,
+        "players": list(lobby.players),
+        "names": dict(zip(lobby.players, lobby.names, strict=True)),
+        "seed": initial.seed,
+        "lang": lobby.lang,
+        "options": options,
+        "setup": json.loads(initial.setup),
+        "at": start_at,
+        "version": started if start_at is not None else None,
+        "steps": [],
+    }
+    if start_at is None:
+        return script  # still in the lobby: nothing happened that a script can hold
+    replica, _ = setup_game(script)
+    # A host who is not also a player acts only as the host (game-specific host
+    # steps too, such as Traitors' scoring); one who plays keeps their id for play.
+    hosting = initial.host not in lobby.players
+    out: list[dict[str, Any]] = script["steps"]
+    for j in range(i, len(steps)):
+        entry = steps[j]
+        at = float(entry["at"])
+        action = parse_step(live, entry)
+        live = _accept(live, action, at, f"log entry {j}")
+        step = {k: v for k, v in entry.items() if k != "key"}
+        if step.get("as") == initial.host and (hosting or isinstance(action, _HOST_KINDS)):
+            step["as"] = HOST  # replays call the host "host"
+        out.append(step)
+        replica = _accept(replica, parse_step(replica, step), at, f"script step {len(out) - 1}")
+        if live.phase.seq != replica.phase.seq:
+            moved = advance_when_ready(replica, at)
+            if isinstance(moved, Rejected) or moved.state.phase.seq != live.phase.seq:
+                raise ValueError(f"log entry {j}: the phase moved on in a way a script can't say")
+            out.append({"do": "advance", "auto": True, "at": at})
+            replica = moved.state
+    return script
+
+
+async def export_game(store: GameStore, game_id: str) -> dict[str, Any]:
+    initial = await store.initial(game_id)
+    if initial is None:
+        raise LookupError(f"no game {game_id!r}")
+    return export_script(initial, await store.log(game_id))
+
+
+def default_store_url() -> str:
+    import os
+
+    return os.environ.get("MULDVARP_STORE") or os.environ.get("REDIS_URL") or "muldvarp.sqlite3"
+
+
+def open_store(url: str) -> GameStore:
+    """A store from a URL: redis://... (or rediss://), else a SQLite file path."""
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from adapters.store.redis_store import RedisStore
+
+        return RedisStore.from_url(url)
+    from adapters.store.sqlite_store import SqliteStore
+
+    return SqliteStore(url.removeprefix("sqlite:///").removeprefix("sqlite://"))
+
+
+def main(game_id: str, store_url: str) -> int:
+    """Print the game's script as JSON on stdout."""
+    import asyncio
+    import sys
+
+    async def go() -> dict[str, Any]:
+        store = open_store(store_url)
+        try:
+            return await export_game(store, game_id)
+        finally:
+            await store.close()
+
+    try:
+        script = asyncio.run(go())
+    except (LookupError, ValueError) as exc:
+        print(f"export: {exc}", file=sys.stderr)
+        return 1
+    sys.stdout.write(json.dumps(script, ensure_ascii=False, indent=1) + "\n")
+    return 0

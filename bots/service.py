@@ -1,0 +1,299 @@
+"""The game service: the one path by which any input changes a game.
+
+Telegram, SMS, the host's controls and the scheduler's deadlines all end up in
+`GameService.submit(game_id, action, key=...)`:
+
+1. load the game (or take this process's last copy), `apply` the action at the
+   injected clock's `now`;
+2. a refusal changes nothing and is returned as it is, unless the input's
+   idempotency key (Telegram `update_id`, Twilio `MessageSid`, a deadline's
+   `game:phase`) was applied already: then it is answered as a duplicate;
+3. an acceptance is committed in one atomic store step (append the log entry,
+   save the snapshot, remember the key) only if the version is still the one
+   loaded (and the key is new: else it is a duplicate); if another worker got
+   there first, start again from its state;
+4. then the directories are brought up to date and the events go to the
+   notifier ports (Telegram, SMS, the TV page, the scheduler).
+
+Within one process a game's inputs take turns (a lock per game), so the
+notifiers see one game's transitions in version order and local inputs don't
+waste retries on each other; notifiers should therefore only enqueue.
+
+Nothing is acknowledged before it is stored: when `submit` returns, the input is
+durable, and a redelivery of the same key can never apply it a second time.
+Notifications are at most once: a crash after the commit and before the notifiers
+loses those messages (never the input); the players' views still show the state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from adapters.store.base import CommitResult, GameStore, Status
+from gameflow.core import actions as A
+from gameflow.core.engine import apply, new_game
+from gameflow.core.events import Event
+from gameflow.core.result import Rejected
+from gameflow.core.state import Game
+from gameflow.replay import parse_step, step_of
+
+log = logging.getLogger(__name__)
+
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ"  # no I, L, O: read aloud and typed on phones
+CODE_LENGTH = 4
+
+
+class Notifier(Protocol):
+    """A port that turns a committed transition's events into messages, screen
+    refreshes or timers. Called after the commit, once per accepted input;
+    `game` is the state the events belong to (check `game.version` to order)."""
+
+    async def notify(self, game: Game, events: tuple[Event, ...]) -> None: ...
+
+
+class GameNotFound(LookupError):
+    """No such game (never created, or expired after it finished)."""
+
+
+class Contention(RuntimeError):
+    """The commit lost the version race too many times in a row."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What became of one input. `game` is the state after it (accepted) or the
+    current state (refused, duplicate); `rejected` says why it was refused."""
+
+    game: Game
+    events: tuple[Event, ...] = ()
+    rejected: Rejected | None = None
+    duplicate: bool = False
+    attempts: int = 1
+
+    @property
+    def accepted(self) -> bool:
+        return self.rejected is None and not self.duplicate
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    game: Game
+    code: str | None
+    duplicate: bool = False
+
+
+def log_entry(game: Game, action: A.Action, now: float, key: str | None) -> dict[str, Any]:
+    """The log entry for an accepted input: its script step, when, and its key."""
+    entry = step_of(game, action)
+    entry["at"] = now
+    if key is not None:
+        entry["key"] = key
+    return entry
+
+
+def replay_log(initial: Game, entries: Sequence[Mapping[str, Any]]) -> Game:
+    """The state a log leads to: every entry re-applied at its own time, with the
+    game's own options (automatic advancing as it was live). Every entry was
+    accepted once, so a refusal here means the log and the core disagree."""
+    game = initial
+    for i, entry in enumerate(entries):
+        result = apply(game, parse_step(game, entry), float(entry["at"]))
+        if isinstance(result, Rejected):
+            raise ValueError(f"log entry {i} is refused on replay: {result.code}")
+        game = result.state
+    return game
+
+
+class GameService:
+    def __init__(
+        self,
+        store: GameStore,
+        notifiers: Sequence[Notifier] = (),
+        *,
+        clock: Callable[[], float] = time.time,
+        max_attempts: int = 100,
+        cache_size: int = 1024,
+    ) -> None:
+        self.store = store
+        self.notifiers = list(notifiers)
+        self.clock = clock
+        self.max_attempts = max_attempts
+        # One game's inputs queue up inside this process instead of racing each
+        # other through the store; other processes still race, and lose safely.
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._users: dict[str, int] = {}
+        # The last state this process loaded or committed, per game: the next
+        # input starts from it without a load (no round trip, no decoding). It
+        # can only be behind, never wrong: the commit's version check catches a
+        # stale copy, and a refusal computed on a copy is re-checked on a fresh load.
+        self._cache: OrderedDict[str, Game] = OrderedDict()
+        self.cache_size = cache_size
+
+    async def load(self, game_id: str) -> Game:
+        game = await self.store.load(game_id)
+        if game is None:
+            raise GameNotFound(game_id)
+        return game
+
+    async def create_game(
+        self,
+        kind: str,
+        host: str,
+        *,
+        lang: str = "nb",
+        options: Mapping[str, Any] | None = None,
+        setup: Mapping[str, Any] | None = None,
+        seed: str | None = None,
+        game_id: str | None = None,
+        key: str | None = None,
+        code: bool = True,
+    ) -> Created:
+        """A new game in its lobby, with a join code, the host's identity bound to
+        it and a place in the active set. With `key`, a redelivered "new game"
+        input returns the game the first delivery made."""
+        want = game_id or secrets.token_urlsafe(9)
+        if key is not None:
+            held = await self.store.claim(key, want)
+            existing = await self.store.load(held)
+            if existing is not None:
+                return Created(existing, await self.store.code_for(held), duplicate=True)
+            want = held  # claimed earlier, but the game itself never got stored
+        game = new_game(
+            kind, want, host, seed or secrets.token_hex(16), lang=lang, options=options, setup=setup
+        )
+        if not await self.store.create(game):
+            existing = await self.store.load(want) if key is not None else None
+            if existing is None:
+                raise ValueError(f"game id {want!r} is taken")
+            # Two deliveries of one "new game" input raced: the other one made it.
+            return Created(existing, await self.store.code_for(want), duplicate=True)
+        await self.store.bind(host, game.id, host)
+        join_code = await self._claim_code(game.id) if code else None
+        return Created(game, join_code)
+
+    async def _claim_code(self, game_id: str) -> str:
+        rng = random.SystemRandom()
+        for length in (CODE_LENGTH, CODE_LENGTH, CODE_LENGTH, CODE_LENGTH + 1, CODE_LENGTH + 2):
+            candidate = "".join(rng.choice(CODE_ALPHABET) for _ in range(length))
+            if await self.store.claim_code(candidate, game_id):
+                return candidate
+        raise Contention("no free join code")
+
+    async def submit(self, game_id: str, action: A.Action, *, key: str | None = None) -> Outcome:
+        """Apply one input durably, at most once per `key`; see the module doc."""
+        lock = self._locks.setdefault(game_id, asyncio.Lock())
+        self._users[game_id] = self._users.get(game_id, 0) + 1
+        try:
+            async with lock:
+                return await self._submit(game_id, action, key)
+        finally:
+            self._users[game_id] -= 1
+            if not self._users[game_id]:
+                del self._users[game_id], self._locks[game_id]
+
+    async def _submit(self, game_id: str, action: A.Action, key: str | None) -> Outcome:
+        # An input without a key of its own gets one for this call: a commit
+        # that reached the store but whose reply was lost (and is retried, or
+        # raced by our own retry) then reads as "already applied, by us".
+        own = key is None
+        if key is None:
+            key = f"auto:{secrets.token_hex(8)}"
+        # No separate duplicate check up front: the commit checks the key
+        # atomically, and a refusal checks it before answering (a redelivered
+        # input is usually refused by the state it made, and must read as a duplicate).
+        for attempt in range(1, self.max_attempts + 1):
+            game = self._cache.pop(game_id, None)
+            fresh = game is None
+            if game is None:
+                game = await self.load(game_id)
+            now = self.clock()
+            result = apply(game, action, now)
+            if isinstance(result, Rejected):
+                if not fresh:
+                    continue  # maybe refused only because our copy is behind: reload
+                self._remember(game)
+                if not own and await self.store.applied(game_id, key) is not None:
+                    return Outcome(game, duplicate=True, attempts=attempt)
+                return Outcome(game, rejected=result, attempts=attempt)
+            new = result.state
+            entry = log_entry(game, action, now, key)
+            done = await self.store.commit(game_id, game.version, new, entry, key)
+            if done.status is Status.DUPLICATE and own and done.version == new.version:
+                done = CommitResult(Status.OK, new.version)  # it was this very commit
+            if done.status is Status.OK:
+                self._remember(new)
+                await self._after(game, new, action)
+                await self._notify(new, result.events)
+                return Outcome(new, result.events, attempts=attempt)
+            if done.status is Status.DUPLICATE:
+                return Outcome(await self.load(game_id), duplicate=True, attempts=attempt)
+            if done.status is Status.MISSING:
+                raise GameNotFound(game_id)
+            if not fresh:
+                continue  # our copy was behind: reload at once, no back-off
+            # CONFLICT: another input got in first. Back off a little (with
+            # jitter, so the losers don't collide again in lockstep) and retry.
+            await asyncio.sleep(random.uniform(0, min(0.05, 0.0005 * 2 ** min(attempt, 7))))
+        raise Contention(f"{game_id}: gave up after {self.max_attempts} conflicting attempts")
+
+    def _remember(self, game: Game) -> None:
+        if game.over or self.cache_size <= 0:
+            return
+        self._cache[game.id] = game
+        self._cache.move_to_end(game.id)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    async def _after(self, old: Game, new: Game, action: A.Action) -> None:
+        """Directory upkeep: a player's identity points at the game they are in.
+        (A finished game's bindings are dropped by the store's commit.)"""
+        if isinstance(action, A.Join) and action.by is not None:
+            await self.store.bind(action.by, new.id, action.by)
+        elif isinstance(action, A.Leave | A.Kick):
+            gone = action.by if isinstance(action, A.Leave) else action.target
+            if gone is not None and new.seat(gone) < 0 and gone != new.host:
+                await self.store.unbind(gone, new.id)
+
+    async def _notify(self, game: Game, events: tuple[Event, ...]) -> None:
+        for notifier in self.notifiers:
+            try:
+                await notifier.notify(game, events)
+            except Exception:  # one broken port must not stop the others
+                log.exception("notifier %r failed for %s v%d", notifier, game.id, game.version)
+
+    async def sweep(self) -> list[str]:
+        """Repair after a crash: active games that are over (or gone) leave the
+        active set. Returns the games still active (for the scheduler)."""
+        still: list[str] = []
+        for game_id in await self.store.active_games():
+            game = await self.store.load(game_id)
+            if game is None or game.over:
+                await self.store.finish(game_id)
+            else:
+                still.append(game_id)
+        return still
+
+    async def verify(self, game_id: str) -> Game:
+        """Replay the game's log from its initial state and check it leads to the
+        saved snapshot (audits, tests, suspicion of a corrupt store)."""
+        initial = await self.store.initial(game_id)
+        if initial is None:
+            raise GameNotFound(game_id)
+        game = await self.load(game_id)
+        entries = await self.store.log(game_id)
+        replayed = replay_log(initial, entries)
+        if replayed != game:
+            fields = [f for f in Game._fields if getattr(replayed, f) != getattr(game, f)]
+            raise ValueError(
+                f"{game_id}: the log replays to version {replayed.version}, the snapshot "
+                f"is version {game.version}; they differ in {', '.join(fields)}"
+            )
+        return game

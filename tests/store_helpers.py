@@ -1,0 +1,200 @@
+"""Helpers for the store and service tests: games in any state, played by a
+seeded random policy that reads only the legal actions (so it works for every
+game whose spec field names are its script-step keys), and a fake clock."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
+
+import pytest
+
+from gameflow.core import actions as A
+from gameflow.core.engine import apply, legal, new_game
+from gameflow.core.result import Rejected
+from gameflow.core.state import Game
+from gameflow.replay import parse_step
+
+T0 = 1_800_000_000.0
+HOST = "tg:host"
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+T = TypeVar("T")
+
+
+class FakeClock:
+    """The service's clock in tests: moves only when told to."""
+
+    def __init__(self, now: float = T0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def tick(self, seconds: float = 1.0) -> float:
+        self.now += seconds
+        return self.now
+
+
+def run(coro: Awaitable[T]) -> T:
+    """Run one coroutine to completion (the project has no pytest-asyncio)."""
+
+    async def main() -> T:
+        return await coro
+
+    return asyncio.run(main())
+
+
+def lobby(
+    n: int = 5,
+    *,
+    seed: str = "s",
+    kind: str = "station",
+    game_id: str = "g1",
+    options: dict[str, Any] | None = None,
+) -> Game:
+    """A game in its lobby with `n` players p1..pn (names P1..Pn) joined."""
+    game = new_game(kind, game_id, HOST, seed, lang="en", options=options)
+    for i in range(1, n + 1):
+        game = ok(apply(game, A.Join(f"p{i}", None, f"P{i}"), T0))
+    return game
+
+
+def ok(result: object) -> Game:
+    assert not isinstance(result, Rejected), result
+    state = result.state  # type: ignore[attr-defined]
+    assert isinstance(state, Game)
+    return state
+
+
+def random_action(game: Game, rng: random.Random) -> A.Action | None:
+    """A random legal player or host action, or None when nobody can act."""
+    options: list[tuple[str, Any]] = []
+    for p in (*game.players, game.host):
+        for spec in legal(game, p):
+            if spec.kind == "end" and rng.random() < 0.995:
+                continue  # let most games reach their natural end
+            options.append((p, spec))
+    if not options:
+        return None
+    player, spec = rng.choice(options)
+    step: dict[str, Any] = {"as": player, "do": spec.kind}
+    for field in spec.fields:
+        step[field.name] = rng.choice(field.options)
+    return parse_step(game, step)
+
+
+def playthrough(
+    seed: int, players: int = 6, *, max_steps: int = 400, options: dict[str, Any] | None = None
+) -> Iterator[tuple[Game, A.Action, float]]:
+    """Start a Station game and play it with a random legal policy (deadlines
+    when nobody can act); yields (game before, action, time) for every accepted
+    input, beginning with the lobby joins and the start."""
+    rng = random.Random(seed)
+    game = new_game("station", f"r{seed}", HOST, f"seed{seed}", lang="en", options=options)
+    now = T0
+    lobby_inputs: list[A.Action] = [A.Join(f"p{i}", None, f"P{i}") for i in range(players)]
+    lobby_inputs.append(A.Start(HOST))
+    for action in lobby_inputs:
+        yield game, action, now
+        game = ok(apply(game, action, now))
+    for _ in range(max_steps):
+        if game.over:
+            return
+        now += rng.choice((0.5, 1.0, 30.0))
+        action = random_action(game, rng)
+        if action is None:
+            action = A.Deadline(None, game.phase.seq)
+            now = max(now, game.phase.deadline or now)
+        result = apply(game, action, now)
+        if isinstance(result, Rejected):
+            continue
+        yield game, action, now
+        game = result.state
+
+
+def final(seed: int, players: int = 6) -> Game:
+    game = None
+    for before, action, now in playthrough(seed, players):
+        game = ok(apply(before, action, now))
+    assert game is not None
+    return game
+
+
+def redis_url_or_fail() -> str:
+    """The test Redis URL; a missing Redis skips locally and FAILS under CI."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs a Redis at {REDIS_URL}: {exc}")
+        pytest.skip(f"no Redis at {REDIS_URL} (set CI=1 to make this a failure)")
+    finally:
+        client.close()
+    return REDIS_URL
+
+
+def unique_prefix() -> str:
+    """A key prefix of its own for one test, so runs never see each other's keys."""
+    return f"mvtest:{uuid.uuid4().hex[:12]}:"
+
+
+async def drop_prefix(url: str, prefix: str) -> int:
+    """Delete every key under `prefix` (test clean-up)."""
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis.from_url(url)
+    try:
+        n = 0
+        async for key in client.scan_iter(match=prefix + "*", count=500):
+            n += await client.delete(key)
+        return n
+    finally:
+        await client.aclose()
+
+
+Factory = Callable[..., Awaitable[Any]]
+
+
+def store_fixture(kinds: tuple[str, ...] = ("sqlite", "redis")) -> Any:
+    """A pytest fixture (assign it at module level) giving `make(**kwargs)`: an
+    async context manager that opens a store of each kind in `kinds` on this
+    test's own SQLite file or Redis key prefix, cleaned up afterwards."""
+    from contextlib import asynccontextmanager
+
+    @pytest.fixture(params=kinds)
+    def make_store(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Any]:
+        from adapters.store.redis_store import RedisStore
+        from adapters.store.sqlite_store import SqliteStore
+
+        kind = request.param
+        url = redis_url_or_fail() if kind == "redis" else ""
+        prefix = unique_prefix()
+
+        @asynccontextmanager
+        async def make(**kwargs: Any) -> Any:
+            store: Any
+            if kind == "redis":
+                kwargs.pop("clock", None)  # Redis expires by its own clock
+                store = RedisStore.from_url(url, prefix=prefix, **kwargs)
+            else:
+                store = SqliteStore(str(tmp_path / "games.sqlite3"), **kwargs)
+            try:
+                yield store
+            finally:
+                await store.close()
+
+        make.kind = kind  # type: ignore[attr-defined]
+        make.prefix = prefix  # type: ignore[attr-defined]
+        make.url = url  # type: ignore[attr-defined]
+        yield make
+        if kind == "redis":
+            run(drop_prefix(url, prefix))
+
+    return make_store

@@ -1,0 +1,233 @@
+"""The store contract (adapters/store/base.py), run against the embedded SQLite
+store and a real Redis alike: whatever the service relies on must hold for both."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from adapters.store.base import Status
+from gameflow.core import actions as A
+from gameflow.core.engine import apply
+from gameflow.core.state import Game
+from tests.store_helpers import HOST, T0, lobby, ok, run, store_fixture
+
+pytestmark = pytest.mark.store
+
+make_store = store_fixture()
+
+
+def step(game: Game, action: A.Action, at: float = T0) -> tuple[Game, dict[str, Any]]:
+    from bots.service import log_entry
+
+    return ok(apply(game, action, at)), log_entry(game, action, at, None)
+
+
+def test_create_load_and_initial(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store() as store:
+            game = lobby(5)
+            assert await store.load("g1") is None
+            assert await store.create(game) is True
+            assert await store.create(game._replace(seed="other")) is False
+            assert await store.load("g1") == game
+            assert await store.initial("g1") == game
+            assert await store.log("g1") == []
+            assert await store.active_games() == ["g1"]
+            assert await store.expires_in("g1") is None
+
+    run(go())
+
+
+def test_commit_appends_and_saves_only_at_the_expected_version(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store() as store:
+            game = lobby(5)
+            await store.create(game)
+            g1, e1 = step(game, A.SetOption(HOST, None, "vote_seconds", 30.0))
+            res = await store.commit("g1", game.version, g1, e1)
+            assert (res.status, res.version) == (Status.OK, g1.version)
+            # A second writer that loaded the old version loses, and changes nothing.
+            g_other, e_other = step(game, A.SetOption(HOST, None, "vote_seconds", 99.0))
+            res = await store.commit("g1", game.version, g_other, e_other)
+            assert (res.status, res.version) == (Status.CONFLICT, g1.version)
+            assert await store.load("g1") == g1
+            assert await store.log("g1") == [e1]
+            assert await store.initial("g1") == game
+            g2, e2 = step(g1, A.Start(HOST), T0 + 5)
+            assert (await store.commit("g1", g1.version, g2, e2)).status is Status.OK
+            assert await store.log("g1") == [e1, e2]
+            assert await store.log("g1", 1) == [e2]
+            assert await store.load("g1") == g2
+            missing = await store.commit("nope", 0, g2, e2)
+            assert missing.status is Status.MISSING
+
+    run(go())
+
+
+def test_an_idempotency_key_is_applied_once(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store() as store:
+            game = lobby(5)
+            await store.create(game)
+            await store.create(game._replace(id="g2"))
+            g1, e1 = step(game, A.SetLanguage(HOST, None, "sr"))
+            assert await store.applied("g1", "tg:1") is None
+            assert (await store.commit("g1", game.version, g1, e1, "tg:1")).status is Status.OK
+            assert await store.applied("g1", "tg:1") == g1.version
+            # The same input again, even at the right version: a duplicate.
+            g2, e2 = step(g1, A.SetLanguage(HOST, None, "sr"))
+            again = await store.commit("g1", g1.version, g2, e2, "tg:1")
+            assert (again.status, again.version) == (Status.DUPLICATE, g1.version)
+            # ... and a stale one too: the key is checked before the version.
+            stale = await store.commit("g1", game.version, g1, e1, "tg:1")
+            assert stale.status is Status.DUPLICATE
+            assert await store.log("g1") == [e1]
+            # Keys are per game.
+            g2b = game._replace(id="g2")
+            h1, f1 = step(g2b, A.SetLanguage(HOST, None, "en"))
+            assert (await store.commit("g2", game.version, h1, f1, "tg:1")).status is Status.OK
+
+    run(go())
+
+
+def test_idempotency_keys_expire(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store(dedupe_ttl=0.2) as store:
+            game = lobby(5)
+            await store.create(game)
+            g1, e1 = step(game, A.SetLanguage(HOST, None, "sr"))
+            await store.commit("g1", game.version, g1, e1, "k")
+            assert await store.applied("g1", "k") == g1.version
+            await asyncio.sleep(0.35)
+            assert await store.applied("g1", "k") is None
+
+    run(go())
+
+
+def test_a_finished_game_leaves_the_directories_and_expires(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store(retention=0.5) as store:
+            game = lobby(5)
+            await store.create(game)
+            await store.create(game._replace(id="g2"))
+            assert await store.claim_code("ABCD", "g1")
+            await store.bind("p1", "g1", "p1")
+            await store.bind("p2", "g2", "p2")
+            await store.set_tv("hash1", "g1")
+            started, e1 = step(game, A.Start(HOST), T0)
+            await store.commit("g1", game.version, started, e1)
+            ended, e2 = step(started, A.End(HOST), T0 + 1)
+            assert ended.over
+            assert (await store.commit("g1", started.version, ended, e2)).status is Status.OK
+            assert await store.active_games() == ["g2"]
+            left = await store.expires_in("g1")
+            assert left is not None and 0 < left <= 0.5
+            assert await store.expires_in("g2") is None
+            assert await store.game_for_code("ABCD") is None
+            assert await store.code_for("g1") is None
+            assert await store.whereis("p1") is None
+            assert await store.whereis("p2") == ("g2", "p2")
+            assert await store.game_for_tv("hash1") == "g1"  # the page shows the result ...
+            assert await store.load("g1") == ended
+            await asyncio.sleep(0.7)
+            assert await store.load("g1") is None  # ... until the game expires
+            assert await store.log("g1") == []
+            assert await store.game_for_tv("hash1") is None
+            assert await store.load("g2") is not None
+
+    run(go())
+
+
+def test_join_codes(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store() as store:
+            await store.create(lobby(5))
+            await store.create(lobby(5, game_id="g2"))
+            assert await store.claim_code("WXYZ", "g1") is True
+            assert await store.claim_code("WXYZ", "g2") is False
+            assert await store.game_for_code("WXYZ") == "g1"
+            assert await store.code_for("g1") == "WXYZ"
+            assert await store.code_for("g2") is None
+            await store.release_code("WXYZ", "g2")  # not g2's: nothing happens
+            assert await store.game_for_code("WXYZ") == "g1"
+            await store.release_code("WXYZ", "g1")
+            assert await store.game_for_code("WXYZ") is None
+            assert await store.claim_code("WXYZ", "g2") is True
+
+    run(go())
+
+
+def test_identities(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store() as store:
+            await store.create(lobby(5))
+            await store.create(lobby(5, game_id="g2"))
+            assert await store.whereis("+4790000000") is None
+            await store.bind("+4790000000", "g1", "+4790000000")
+            await store.bind("tg:42", "g1", "tg:42")
+            assert await store.whereis("+4790000000") == ("g1", "+4790000000")
+            await store.bind("tg:42", "g2", "tg:42")  # moved on to another game
+            assert await store.unbind("tg:42", "g1") is False  # stale: keeps g2
+            assert await store.whereis("tg:42") == ("g2", "tg:42")
+            assert await store.unbind("tg:42", "g2") is True
+            assert await store.whereis("tg:42") is None
+
+    run(go())
+
+
+def test_tv_tokens_and_global_claims(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store() as store:
+            await store.create(lobby(5))
+            assert await store.game_for_tv("h") is None
+            await store.set_tv("h", "g1")
+            assert await store.game_for_tv("h") == "g1"
+            assert await store.claim("update:7", "g1") == "g1"
+            assert await store.claim("update:7", "g9") == "g1"
+            assert await store.claim("update:8", "g9") == "g9"
+
+    run(go())
+
+
+def test_data_survives_reopening_the_store(make_store: Any) -> None:
+    async def go() -> None:
+        game = lobby(6)
+        async with make_store() as store:
+            await store.create(game)
+            g1, e1 = step(game, A.Start(HOST))
+            await store.commit("g1", game.version, g1, e1, "k1")
+            await store.claim_code("QRST", "g1")
+        async with make_store() as store:
+            assert await store.load("g1") == g1
+            assert await store.log("g1") == [e1]
+            assert await store.applied("g1", "k1") == g1.version
+            assert await store.game_for_code("QRST") == "g1"
+            assert await store.active_games() == ["g1"]
+
+    run(go())
+
+
+def test_log_entries_keep_their_json(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store() as store:
+            game = lobby(5)
+            await store.create(game)
+            entry = {"as": "p1", "do": "join", "name": "Đorđe Æøå ✓", "at": 1.5, "x": [1, None]}
+            g1 = game._replace(version=game.version + 1)
+            await store.commit("g1", game.version, g1, entry)
+            assert await store.log("g1") == [entry]
+
+    run(go())
+
+
+def test_bad_game_ids_are_refused(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store() as store:
+            for bad in ("", "a}b", "a{b", "x" * 65, "a b"):
+                with pytest.raises(ValueError):
+                    await store.create(lobby(5, game_id=bad))
+
+    run(go())
