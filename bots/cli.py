@@ -28,6 +28,18 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(players=args.players, seed=args.seed, lang=args.lang, delay=args.delay)
 
 
+def _export(args: argparse.Namespace) -> int:
+    from bots import export
+
+    return export.main(args.game_id, args.store or export.default_store_url())
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from bots.serve import main as serve_main
+
+    return serve_main(host=args.host, port=args.port, env_file=args.env_file)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="muldvarp", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -51,6 +63,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=["nb", "sr", "en"], default="en")
     p.add_argument("--delay", type=float, default=0.0, help="seconds to wait between events")
     p.set_defaults(func=_demo)
+
+    p = sub.add_parser("export", help="write a stored game as a game script (JSON) on stdout")
+    p.add_argument("game_id")
+    p.add_argument(
+        "--store",
+        help="redis://... or a SQLite file (default: $MULDVARP_STORE, $REDIS_URL, muldvarp.sqlite3)",
+    )
+    p.set_defaults(func=_export)
+
+    p = sub.add_parser(
+        "serve", help="serve webhooks, TV pages, /healthz and /metrics, and run the scheduler"
+    )
+    p.add_argument("--host", help="listen address (default $MULDVARP_HOST or 127.0.0.1)")
+    p.add_argument("--port", type=int, help="listen port (default $MULDVARP_PORT or 8000)")
+    p.add_argument("--env-file", help="settings file (default .env, if it exists)")
+    p.set_defaults(func=_serve)
     return parser
 
 

@@ -1,0 +1,205 @@
+"""The one-message choice editor: a kind with several fields, filled in step by step.
+
+Station's mission choice is the model: plan -> job -> partner -> secret action
+(only for those who have one) -> «Send valget», all in the one private message,
+edited at every tap; once sent, the message shows the locked choice. Every step's
+options come from `legal()`: the draft holds only values, and each tap is checked
+against the legal spec again before it is taken.
+
+The draft is kept here, in memory, keyed by (chat, message): it is not game
+state (nothing happened in the game until «Send valget»), the core never sees
+it, and after a restart a half-filled draft simply starts again from its first
+step (its buttons still name their phase, so nothing stale can be sent).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from adapters.telegram.keyboards import (
+    DONE_TOKEN,
+    encode,
+    encode_value,
+    field_heading,
+    is_multi,
+    kind_label,
+    rows,
+    value_label,
+)
+from gameflow.core import actions as A
+from gameflow.core.legal import ActionSpec, Field, Value
+from gameflow.core.state import Game
+from gameflow.core.text import N_, msg
+from gameflow.i18n import render
+from gameflow.replay import parse_step
+
+Key = tuple[int, int]  # (chat id, message id)
+
+
+@dataclass(slots=True)
+class Draft:
+    game_id: str
+    seq: int
+    seat: int
+    kind: str
+    values: dict[str, Any] = field(default_factory=dict)  # a list for a multi field
+    done: set[str] = field(default_factory=set)  # multi fields the player closed
+
+
+class Drafts:
+    """Drafts in memory, the oldest forgotten first beyond `limit`."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self.limit = limit
+        self._drafts: OrderedDict[Key, Draft] = OrderedDict()
+
+    def get(self, key: Key) -> Draft | None:
+        return self._drafts.get(key)
+
+    def put(self, key: Key, draft: Draft) -> None:
+        self._drafts[key] = draft
+        self._drafts.move_to_end(key)
+        while len(self._drafts) > self.limit:
+            self._drafts.popitem(last=False)
+
+    def drop(self, key: Key) -> None:
+        self._drafts.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._drafts)
+
+
+def fixed(f: Field) -> bool:
+    return len(f.options) <= 1 and not is_multi(f)
+
+
+def next_field(spec: ActionSpec, draft: Draft) -> tuple[int, Field] | None:
+    """The first field still to choose (fields with one option fill themselves;
+    a multi field stays open until the player taps Done)."""
+    for i, f in enumerate(spec.fields):
+        if is_multi(f):
+            if f.name not in draft.done:
+                return i, f
+        elif not fixed(f) and f.name not in draft.values:
+            return i, f
+    return None
+
+
+def pick(draft: Draft, f: Field, value: Value | None, done: bool = False) -> None:
+    """Take one tap: set a field, toggle a multi field's option, or close it."""
+    if not is_multi(f):
+        draft.values[f.name] = value
+        return
+    chosen: list[Value] = draft.values.setdefault(f.name, [])
+    if done:
+        draft.done.add(f.name)
+    elif value in chosen:
+        chosen.remove(value)
+    else:
+        chosen.append(value)
+
+
+def step_values(spec: ActionSpec, values: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in spec.fields:
+        if f.name in values:
+            out[f.name] = list(values[f.name]) if is_multi(f) else values[f.name]
+        elif is_multi(f):
+            out[f.name] = []
+        elif fixed(f):
+            out[f.name] = f.options[0] if f.options else None
+    return out
+
+
+def build_action(
+    game: Game, player: str, spec: ActionSpec, values: Mapping[str, Value]
+) -> A.Action:
+    """The core action for a filled-in spec, through the game's own script-step
+    parser (spec field names are its step keys), so no adapter ever builds a
+    game's action classes by hand. ValueError if a value is missing or malformed."""
+    step: dict[str, Any] = {"as": player, "do": spec.kind, "phase": spec.phase}
+    step.update(step_values(spec, values))
+    return parse_step(game, step)
+
+
+def summary(game: Game, spec: ActionSpec, values: Mapping[str, Any], lang: str) -> list[str]:
+    lines = []
+    for f in spec.fields:
+        if f.name in values and not fixed(f):
+            heading = field_heading(f.name, lang).split(",")[0].rstrip(":?")
+            chosen = values[f.name] if is_multi(f) else [values[f.name]]
+            text = ", ".join(value_label(game, f.name, v, lang) for v in chosen)
+            lines.append(f"• {heading}: {text}")
+    return lines
+
+
+def send_label(game: Game, kind: str, lang: str) -> str:
+    if game.kind == "station" and kind == "choose":
+        from gameflow.games.station.texts import LABELS
+
+        return render(LABELS["send_choice"], lang)
+    return kind_label(kind, lang)
+
+
+def editor(
+    game: Game, spec: ActionSpec, draft: Draft, lang: str, title: str = ""
+) -> tuple[str, InlineKeyboardMarkup]:
+    """The editor message for `draft`: what is chosen so far, then either the
+    next step's options or «Send valget»."""
+    lines = [title] if title else []
+    lines.extend(summary(game, spec, draft.values, lang))
+    seq, seat = draft.seq, draft.seat
+    buttons: list[list[InlineKeyboardButton]] = []
+    step = next_field(spec, draft)
+    if step is not None:
+        index, f = step
+        lines.append(field_heading(f.name, lang))
+        chosen = draft.values.get(f.name, []) if is_multi(f) else []
+        buttons = rows(
+            [
+                InlineKeyboardButton(
+                    ("✓ " if option in chosen else "") + value_label(game, f.name, option, lang),
+                    callback_data=encode(
+                        "d", game.id, seq, seat, spec.kind, index, encode_value(game, option)
+                    ),
+                )
+                for option in f.options
+            ]
+        )
+        if is_multi(f):
+            data = encode("d", game.id, seq, seat, spec.kind, index, DONE_TOKEN)
+            buttons.append([InlineKeyboardButton(render(N_("Done"), lang), callback_data=data)])
+    else:
+        data = encode("s", game.id, seq, seat, spec.kind)
+        buttons = [[InlineKeyboardButton(send_label(game, spec.kind, lang), callback_data=data)]]
+    if draft.values:
+        data = encode("r", game.id, seq, seat, spec.kind)
+        buttons.append([InlineKeyboardButton(render(N_("Start over"), lang), callback_data=data)])
+    return "\n".join(lines), InlineKeyboardMarkup(buttons)
+
+
+def station_title(game: Game, lang: str) -> str:
+    """The mission heading with the round's plans, as the player sees them."""
+    st = game.rules
+    lines = [render(msg(N_("Round {round}: make your choice."), round=game.phase.round), lang)]
+    for i, p in enumerate(st.plans):
+        text = msg(
+            N_("Plan {plan}: reward {reward}, outside {outside}, radio {radio}"),
+            plan=i + 1,
+            reward=p.reward,
+            outside=p.outside,
+            radio=p.radio,
+        )
+        lines.append(render(text, lang))
+    return "\n".join(lines)
+
+
+def title_for(game: Game, spec: ActionSpec, lang: str) -> str:
+    if game.kind == "station" and spec.kind == "choose":
+        return station_title(game, lang)
+    return kind_label(spec.kind, lang)

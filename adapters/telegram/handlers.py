@@ -1,0 +1,489 @@
+"""Thin PTB handlers: parse the update, build one core action, submit, answer.
+
+Every input goes through `GameService.submit` with the update's id as its
+idempotency key (`tg:<update_id>`), so a redelivered update is never applied
+twice. Replies and edits are queued on the outbound queue; only callback-query
+answers (not messages, and due within seconds) are sent directly.
+
+A button press is checked before anything happens: it must be this adapter's,
+pressed by the player it was drawn for, in the phase it was drawn in, for an
+action `legal()` still offers with a value it still allows. Otherwise the
+presser gets a short notice and nothing changes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import CallbackQuery, Chat, Update, User
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from adapters.telegram.choice import (
+    Draft,
+    Drafts,
+    build_action,
+    editor,
+    next_field,
+    pick,
+    summary,
+    title_for,
+)
+from adapters.telegram.keyboards import (
+    DONE_TOKEN,
+    Press,
+    Unknown,
+    decode,
+    game_specs,
+    is_multi,
+    kind_label,
+    option_of,
+    prompt_keyboard,
+    prompt_text,
+)
+from adapters.telegram.notifier import ACTING, Acting, TelegramNotifier, identity
+from adapters.telegram.outbound import Outbound, Priority
+from bots.service import GameNotFound, GameService, Outcome
+from gameflow.core import actions as A
+from gameflow.core.engine import LANGUAGES, legal
+from gameflow.core.legal import ActionSpec, find
+from gameflow.core.result import Rejected
+from gameflow.core.rules import known_games
+from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg
+from gameflow.i18n import render
+
+log = logging.getLogger(__name__)
+
+Context = ContextTypes.DEFAULT_TYPE
+TvLink = Callable[[Game], Awaitable[str | None]]
+
+NOT_YOURS = N_("That button is not yours.")
+STALE = N_("That question has already closed.")
+DONE = N_("Already sent.")
+NO_GAME = N_("You are not in a game. Start one with /new station, or join with /join CODE.")
+UNKNOWN_CODE = N_("There is no game with the code {code}.")
+
+
+def user_lang(user: User | None, default: str) -> str:
+    code = (user.language_code or "") if user is not None else ""
+    code = code.split("-")[0].lower()
+    if code in ("nb", "no", "nn"):
+        return "nb"
+    if code in ("sr", "hr", "bs"):
+        return "sr"
+    return code if code in LANGUAGES else default
+
+
+def player_name(user: User) -> str:
+    name = " ".join((user.first_name or "").split())[:32]
+    return name or f"#{user.id}"
+
+
+@dataclass
+class Telegram:
+    """Everything the handlers need; built by `build()` in webhook.py."""
+
+    service: GameService
+    outbound: Outbound
+    notifier: TelegramNotifier
+    drafts: Drafts
+    default_lang: str = "nb"
+    tv_link: TvLink | None = None
+    # the deal's seed for a new game (None: the service draws one); tests fix it
+    seed_for: Callable[[Update], str | None] | None = None
+    failed: set[int] = field(default_factory=set)
+
+    # -- helpers ------------------------------------------------------------------
+
+    def reply(self, chat: Chat | None, text: str, priority: Priority = Priority.NORMAL) -> None:
+        if chat is not None:
+            self.notifier.say(chat.id, text, priority=priority, label="reply")
+
+    async def whose(self, user: User) -> tuple[Game, str] | None:
+        where = await self.service.store.whereis(identity(user.id))
+        if where is None:
+            return None
+        try:
+            return await self.service.load(where[0]), where[1]
+        except GameNotFound:
+            return None
+
+    async def submit(
+        self, update: Update, game_id: str, action: A.Action, acting: Acting | None = None
+    ) -> Outcome:
+        token = ACTING.set(acting)
+        try:
+            return await self.service.submit(game_id, action, key=f"tg:{update.update_id}")
+        finally:
+            ACTING.reset(token)
+
+    def refusal(self, outcome: Outcome) -> str | None:
+        if outcome.rejected is not None:
+            return render(outcome.rejected.message, outcome.game.lang)
+        return None
+
+    # -- commands -------------------------------------------------------------------
+
+    async def new(self, update: Update, context: Context) -> None:
+        user, chat = update.effective_user, update.effective_chat
+        if user is None or chat is None:
+            return
+        lang = user_lang(user, self.default_lang)
+        kind = (context.args or ["station"])[0].lower()
+        if kind not in known_games():
+            games = " | ".join(known_games())
+            self.reply(chat, render(msg(N_("Which game? /new {games}"), games=games), lang))
+            return
+        seed = self.seed_for(update) if self.seed_for is not None else None
+        created = await self.service.create_game(
+            kind, identity(user.id), lang=lang, seed=seed, key=f"tg:new:{update.update_id}"
+        )
+        game = created.game
+        if chat.type != Chat.PRIVATE:
+            await self.notifier.set_group(game.id, chat.id)
+        link = f"https://t.me/{context.bot.username}?start={created.code}"
+        lines = [
+            render(msg(N_("New game: {game}. Join with one tap:"), game=kind), lang),
+            link,
+            render(msg(N_("or send /join {code} to me."), code=created.code or ""), lang),
+        ]
+        # The TV link and the host's commands go to the host alone (privately,
+        # when the game was made in a group): only the host sets up the screen.
+        mine: list[str] = []
+        if self.tv_link is not None:
+            tv = await self.tv_link(game)
+            if tv:
+                mine.append(render(msg(N_("Main screen (TV): {link}"), link=tv), lang))
+        help_text = N_(
+            "Host: /startgame when everyone is in; /set NAME VALUE, /lang nb|sr|en, /kick NAME."
+        )
+        mine.append(render(help_text, lang))
+        if chat.type == Chat.PRIVATE:
+            self.reply(chat, "\n".join(lines + mine))
+        else:
+            self.reply(chat, "\n".join(lines))
+            self.notifier.say(user.id, "\n".join(mine), label="host")
+
+    async def start(self, update: Update, context: Context) -> None:
+        """`/start CODE` is what a `t.me/<bot>?start=CODE` link sends."""
+        if context.args:
+            await self.join(update, context)
+            return
+        lang = user_lang(update.effective_user, self.default_lang)
+        self.reply(update.effective_chat, render(NO_GAME, lang))
+
+    async def join(self, update: Update, context: Context) -> None:
+        user, chat = update.effective_user, update.effective_chat
+        if user is None or chat is None:
+            return
+        lang = user_lang(user, self.default_lang)
+        code = "".join(context.args or []).strip().upper()
+        game_id = await self.service.store.game_for_code(code) if code else None
+        if game_id is None:
+            self.reply(chat, render(msg(UNKNOWN_CODE, code=code or "?"), lang))
+            return
+        base = player_name(user)
+        outcome: Outcome | None = None
+        for name in (
+            base,
+            f"{base} {(user.last_name or '')[:1]}".strip(),
+            f"{base} {user.id % 1000}",
+        ):
+            outcome = await self.submit(update, game_id, A.Join(identity(user.id), None, name))
+            if outcome.rejected is None or outcome.rejected.code != "name_taken":
+                break
+        assert outcome is not None
+        refusal = self.refusal(outcome)
+        if refusal is not None:
+            self.reply(chat, refusal)
+            return
+        game = outcome.game
+        text = msg(
+            N_("You are in, {name}! Wait here: your role and your choices come to this chat."),
+            name=game.name_of(identity(user.id)),
+        )
+        self.reply(chat, render(text, game.lang))
+
+    async def host(
+        self, update: Update, context: Context, make: Callable[[str, Game], A.Action | Msg]
+    ) -> None:
+        """A host command: the game the user hosts, one action, its refusal or an ack."""
+        user, chat = update.effective_user, update.effective_chat
+        if user is None or chat is None:
+            return
+        found = await self.whose(user)
+        if found is None:
+            self.reply(chat, render(NO_GAME, user_lang(user, self.default_lang)))
+            return
+        game, _ = found
+        action = make(identity(user.id), game)
+        if isinstance(action, Msg):
+            self.reply(chat, render(action, game.lang))
+            return
+        outcome = await self.submit(update, game.id, action)
+        refusal = self.refusal(outcome)
+        if refusal is not None:
+            self.reply(chat, refusal)
+        elif outcome.duplicate:
+            return
+        elif isinstance(action, A.SetOption | A.SetLanguage | A.Kick):
+            self.reply(chat, render(N_("Done."), outcome.game.lang))
+
+    async def startgame(self, update: Update, context: Context) -> None:
+        await self.host(update, context, lambda me, g: A.Start(me))
+
+    async def pause(self, update: Update, context: Context) -> None:
+        await self.host(update, context, lambda me, g: A.Pause(me))
+
+    async def resume(self, update: Update, context: Context) -> None:
+        await self.host(update, context, lambda me, g: A.Resume(me))
+
+    async def advance(self, update: Update, context: Context) -> None:
+        await self.host(update, context, lambda me, g: A.Advance(me, g.phase.seq))
+
+    async def end(self, update: Update, context: Context) -> None:
+        await self.host(update, context, lambda me, g: A.End(me))
+
+    async def kick(self, update: Update, context: Context) -> None:
+        wanted = " ".join(context.args or []).casefold()
+
+        def make(me: str, game: Game) -> A.Action | Msg:
+            for player, name in zip(game.players, game.names, strict=True):
+                if name.casefold() == wanted:
+                    return A.Kick(me, None, player)
+            return msg(N_("Nobody called {name} is in the game."), name=wanted or "?")
+
+        await self.host(update, context, make)
+
+    async def set(self, update: Update, context: Context) -> None:
+        args = context.args or []
+
+        def make(me: str, game: Game) -> A.Action | Msg:
+            if len(args) != 2:
+                return msg(N_("Use /set NAME VALUE, e.g. /set vote_seconds 90."))
+            try:
+                value: Any = json.loads(args[1])
+            except ValueError:
+                value = args[1]
+            return A.SetOption(me, None, args[0], value)
+
+        await self.host(update, context, make)
+
+    async def lang(self, update: Update, context: Context) -> None:
+        code = (context.args or [""])[0].lower()
+        await self.host(update, context, lambda me, g: A.SetLanguage(me, None, code))
+
+    async def chat(self, update: Update, context: Context) -> None:
+        """Plain text in a private chat: the Traitors' night chat, relayed by the
+        core's rules to the other traitors only (it is no game action: nothing
+        is stored). Anything else is ignored: players talk in the room."""
+        user, message = update.effective_user, update.effective_message
+        if user is None or message is None or not message.text:
+            return
+        found = await self.whose(user)
+        if found is None or found[0].kind != "traitors":
+            return
+        from gameflow.games.traitors import relay
+
+        game, player = found
+        relayed = relay(game, player, message.text)
+        if isinstance(relayed, Rejected):
+            self.reply(update.effective_chat, render(relayed.message, game.lang))
+            return
+        for event in relayed:
+            if event.text is not None:
+                text = render(event.text, game.lang)
+                self.notifier.private(event.to, text, protect=True, priority=Priority.CHATTER)
+
+    async def gm(self, update: Update, context: Context) -> None:
+        """The game master's own actions now (Traitors' scoring, recruiting...),
+        as a keyboard drawn from the host's legal actions."""
+        user, chat = update.effective_user, update.effective_chat
+        if user is None or chat is None:
+            return
+        found = await self.whose(user)
+        if found is None:
+            self.reply(chat, render(NO_GAME, user_lang(user, self.default_lang)))
+            return
+        game, me = found[0], identity(user.id)
+        if me != game.host:
+            self.reply(chat, render(N_("Only the host can do that."), game.lang))
+            return
+        specs = game_specs(legal(game, me))
+        if not specs:
+            self.reply(chat, render(N_("Nothing to do for the game master right now."), game.lang))
+            return
+        text = prompt_text(game, specs, game.lang)
+        markup = prompt_keyboard(game, -1, specs, game.lang)
+        self.notifier.say(user.id, text, protect=True, priority=Priority.PROMPT, markup=markup)
+
+    # -- buttons --------------------------------------------------------------------
+
+    async def button(self, update: Update, context: Context) -> None:
+        query = update.callback_query
+        if query is None or query.message is None:
+            return
+        press = decode(query.data)
+        if press is None:
+            await self.notice(query, STALE, self.default_lang)
+            return
+        me = identity(query.from_user.id)
+        try:
+            game = await self.service.load(press.game_id)
+        except GameNotFound:
+            await self.notice(query, STALE, self.default_lang)
+            return
+        lang = game.lang
+        # seat -1: a game master's button (the host of a game with host actions)
+        owner = game.host if press.seat == -1 else None
+        if 0 <= press.seat < len(game.players):
+            owner = game.players[press.seat]
+        if owner != me:
+            await self.notice(query, NOT_YOURS, lang)
+            return
+        spec = find(game_specs(legal(game, me)), press.kind)
+        if press.seq != game.phase.seq or spec is None or spec.phase != press.seq:
+            await self.notice(query, STALE, lang)
+            return
+        key = (query.message.chat.id, query.message.message_id)
+        if press.op in "dro":
+            await self.step(query, game, spec, press, key)
+        elif press.op == "a":
+            values: dict[str, Any] = {}
+            if press.field >= 0:
+                if press.field >= len(spec.fields):
+                    await self.notice(query, STALE, lang)
+                    return
+                f = spec.fields[press.field]
+                value = option_of(game, f, press.value)
+                if isinstance(value, Unknown):
+                    await self.notice(query, STALE, lang)
+                    return
+                values[f.name] = value
+            await self.act(update, query, game, me, spec, values, key)
+        else:  # "s": send the draft
+            draft = self.drafts.get(key)
+            if draft is None or draft.kind != spec.kind or draft.seq != press.seq:
+                draft = Draft(game.id, press.seq, press.seat, spec.kind)
+                self.drafts.put(key, draft)
+            if next_field(spec, draft) is not None:
+                await self.redraw(query, game, spec, draft, key)
+                await self.notice(query, N_("Finish your choice first."), lang)
+                return
+            await self.act(update, query, game, me, spec, draft.values, key)
+
+    async def step(
+        self, query: CallbackQuery, game: Game, spec: ActionSpec, press: Press, key: tuple[int, int]
+    ) -> None:
+        draft = self.drafts.get(key)
+        if press.op in "ro" or draft is None or draft.kind != spec.kind or draft.seq != press.seq:
+            draft = Draft(game.id, press.seq, press.seat, spec.kind)
+        if press.op == "d":
+            nxt = next_field(spec, draft)
+            if nxt is None or nxt[0] != press.field:
+                await self.redraw(query, game, spec, draft, key)
+                await self.notice(query, STALE, game.lang)
+                return
+            done = is_multi(nxt[1]) and press.value == DONE_TOKEN
+            value = None if done else option_of(game, nxt[1], press.value)
+            if isinstance(value, Unknown):
+                await self.notice(query, STALE, game.lang)
+                return
+            pick(draft, nxt[1], value, done)
+        self.drafts.put(key, draft)
+        await self.redraw(query, game, spec, draft, key)
+        await self.notice(query, None, game.lang)
+
+    async def redraw(
+        self, query: CallbackQuery, game: Game, spec: ActionSpec, draft: Draft, key: tuple[int, int]
+    ) -> None:
+        text, markup = editor(game, spec, draft, game.lang, title_for(game, spec, game.lang))
+        self.notifier.edit(key[0], key[1], text, markup, label="draft")
+
+    async def act(
+        self,
+        update: Update,
+        query: CallbackQuery,
+        game: Game,
+        me: str,
+        spec: ActionSpec,
+        values: dict[str, Any],
+        key: tuple[int, int],
+    ) -> None:
+        lang = game.lang
+        try:
+            action = build_action(game, me, spec, values)
+        except ValueError:
+            await self.notice(query, STALE, lang)
+            return
+        acting = Acting(game.id, me, spec.phase)
+        outcome = await self.submit(update, game.id, action, acting)
+        if outcome.duplicate:
+            await self.notice(query, DONE, lang)
+            return
+        refusal = self.refusal(outcome)
+        if refusal is not None:
+            await self.notice(query, refusal, lang, translated=True)
+            return
+        self.drafts.drop(key)
+        self.notifier.answered(game.id, me, spec.phase)
+        if acting.echo is not None and acting.echo.text is not None:
+            text = render(acting.echo.text, lang)
+        else:
+            lines = [f"✓ {kind_label(spec.kind, lang)}", *summary(game, spec, values, lang)]
+            text = "\n".join(lines)
+        self.notifier.edit(key[0], key[1], text, None, label="locked")
+        await self.notice(query, None, game.lang)
+
+    async def notice(
+        self, query: CallbackQuery, text: str | None, lang: str, *, translated: bool = False
+    ) -> None:
+        """Answer the press (Telegram shows `text` as a short toast; None just
+        stops the button's spinner)."""
+        if text is not None and not translated:
+            text = render(text, lang)
+        try:
+            await query.answer(text)
+        except Exception:  # an answer that comes too late is harmless
+            log.info("callback answer failed", exc_info=True)
+
+    async def error(self, update: object, context: Context) -> None:
+        """PTB's error handler: remember the update so the webhook can answer 500
+        and Telegram delivers it again (its key keeps the retry from doubling)."""
+        log.error("update failed", exc_info=context.error)
+        if isinstance(update, Update):
+            self.failed.add(update.update_id)
+
+
+def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Telegram) -> None:
+    commands: dict[str, Callable[[Update, Context], Coroutine[Any, Any, None]]] = {
+        "start": tg.start,
+        "new": tg.new,
+        "join": tg.join,
+        "startgame": tg.startgame,
+        "pause": tg.pause,
+        "resume": tg.resume,
+        "advance": tg.advance,
+        "kick": tg.kick,
+        "end": tg.end,
+        "set": tg.set,
+        "lang": tg.lang,
+        "gm": tg.gm,
+    }
+    for name, callback in commands.items():
+        application.add_handler(CommandHandler(name, callback))
+    application.add_handler(CallbackQueryHandler(tg.button))
+    private_text = filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE
+    application.add_handler(MessageHandler(private_text, tg.chat))
+    application.add_error_handler(tg.error)

@@ -1,0 +1,263 @@
+"""The outbound queue: every Bot API call that sends or edits goes through here.
+
+Telegram allows about 30 messages a second per bot, about one a second per
+private chat and 20 a minute per group, and answers 429 with `retry_after` when
+a bot goes faster. The queue keeps to those limits itself, and when a 429 comes
+anyway it waits the time asked and sends the same call again: nothing is ever
+dropped for being throttled, and a chat's calls go out strictly in the order
+they were queued (a chat's next call starts only when its previous one is done).
+Across chats, a chat whose next call is a prompt for the current phase is served
+before chats whose next call is chatter (lobby news, announcements).
+
+Time is injected (`clock`, `sleep`) so tests run the limits on a virtual clock.
+Edits answering a player's own tap (`paced=False`) skip the per-chat spacing,
+which Telegram applies to new messages; they still count against the bot's
+overall rate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+import warnings
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from enum import IntEnum
+from typing import Any
+
+from telegram import Bot
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.warnings import PTBDeprecationWarning
+
+log = logging.getLogger(__name__)
+
+
+class Priority(IntEnum):
+    PROMPT = 0  # prompts and secrets of the current phase
+    NORMAL = 1  # replies, confirmations
+    CHATTER = 2  # lobby news, announcements, relayed chat
+
+
+Call = Callable[[Bot], Awaitable[Any]]
+
+
+@dataclass(slots=True)
+class Job:
+    chat_id: int
+    call: Call
+    priority: Priority = Priority.NORMAL
+    on_done: Callable[[Any], None] | None = None
+    paced: bool = True
+    label: str = ""
+    order: int = 0
+    attempts: int = 0
+
+
+@dataclass(slots=True)
+class Stats:
+    sent: int = 0
+    retried_429: int = 0
+    retried_network: int = 0
+    failed: int = 0
+    waited: float = 0.0
+    log: list[tuple[int, str]] = field(default_factory=list)  # (chat, label) in dispatch order
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    """`retry_after` in seconds, whichever type this PTB release returns
+    (PTB 22 warns when its int form is read)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+class Outbound:
+    def __init__(
+        self,
+        bot: Bot,
+        *,
+        per_second: float = 30.0,
+        private_interval: float = 1.0,
+        group_interval: float = 3.0,
+        network_retry: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        keep_log: bool = False,
+    ) -> None:
+        self.bot = bot
+        self.gap = 1.0 / per_second if per_second > 0 else 0.0
+        self.private_interval = private_interval
+        self.group_interval = group_interval
+        self.network_retry = network_retry
+        self.clock = clock
+        self.sleep = sleep
+        self.keep_log = keep_log
+        self.stats = Stats()
+        self._chats: dict[int, deque[Job]] = {}
+        self._next_chat: dict[int, float] = {}
+        self._next_any = 0.0
+        self._busy: set[int] = set()
+        self._blocked: dict[int, float] = {}  # chat -> until when a 429 or an error holds it
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._order = itertools.count()
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._runner: asyncio.Task[None] | None = None
+
+    # -- producer side ------------------------------------------------------------
+
+    def put(self, job: Job) -> None:
+        job.order = next(self._order)
+        self._chats.setdefault(job.chat_id, deque()).append(job)
+        self._idle.clear()
+        self._wake.set()
+
+    def send(
+        self,
+        chat_id: int,
+        call: Call,
+        *,
+        priority: Priority = Priority.NORMAL,
+        on_done: Callable[[Any], None] | None = None,
+        paced: bool = True,
+        label: str = "",
+    ) -> None:
+        self.put(Job(chat_id, call, priority, on_done, paced, label))
+
+    @property
+    def pending(self) -> int:
+        return sum(len(q) for q in self._chats.values()) + len(self._busy)
+
+    async def start(self) -> None:
+        if self._runner is None:
+            self._runner = asyncio.create_task(self._run(), name="telegram-outbound")
+
+    async def join(self) -> None:
+        """Wait until everything queued so far is sent (or given up for good)."""
+        await self._idle.wait()
+
+    async def stop(self, *, drain: bool = True) -> None:
+        if drain and self._runner is not None:
+            await self.join()
+        if self._runner is not None:
+            self._runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._runner
+            self._runner = None
+        for task in list(self._tasks):
+            task.cancel()
+
+    # -- the scheduler --------------------------------------------------------------
+
+    def _interval(self, chat_id: int) -> float:
+        return self.group_interval if chat_id < 0 else self.private_interval
+
+    def _pick(self, now: float) -> tuple[Job | None, float]:
+        """The job to send now (ready, most urgent, oldest), else the earliest time
+        one will be ready (inf if there is nothing to wait for)."""
+        best: tuple[int, int] | None = None
+        chosen: int | None = None
+        soonest = float("inf")
+        for chat, queue in self._chats.items():
+            if not queue or chat in self._busy:
+                continue
+            head = queue[0]
+            ready = self._next_chat.get(chat, 0.0) if head.paced else 0.0
+            ready = max(ready, self._blocked.get(chat, 0.0), self._next_any)
+            if ready > now:
+                soonest = min(soonest, ready)
+                continue
+            rank = (int(head.priority), head.order)
+            if best is None or rank < best:
+                best, chosen = rank, chat
+        if chosen is None:
+            return None, soonest
+        return self._chats[chosen].popleft(), now
+
+    async def _run(self) -> None:
+        while True:
+            now = self.clock()
+            job, ready = self._pick(now)
+            if job is None:
+                if not self._busy and not any(self._chats.values()):
+                    self._idle.set()
+                self._wake.clear()
+                if ready == float("inf"):
+                    await self._wake.wait()
+                else:
+                    await self._nap(ready - now)
+                continue
+            self._busy.add(job.chat_id)
+            if self.keep_log and job.attempts == 0:
+                self.stats.log.append((job.chat_id, job.label))
+            self._next_any = now + self.gap
+            if job.paced:
+                self._next_chat[job.chat_id] = now + self._interval(job.chat_id)
+            task = asyncio.create_task(self._deliver(job))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _nap(self, seconds: float) -> None:
+        """Sleep until the next job is due, or until a new one arrives."""
+        self.stats.waited += seconds
+        sleeper = asyncio.ensure_future(self.sleep(seconds))
+        waker = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for t in (sleeper, waker):
+                if not t.done():
+                    t.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await t
+
+    async def _deliver(self, job: Job) -> None:
+        chat = job.chat_id
+        requeue = False
+        try:
+            job.attempts += 1
+            result = await job.call(self.bot)
+        except RetryAfter as exc:
+            wait = retry_seconds(exc)
+            self.stats.retried_429 += 1
+            self._blocked[chat] = self.clock() + wait
+            requeue = True
+        except (Forbidden, BadRequest) as exc:
+            if "not modified" in str(exc).lower():
+                self._done(job, None)
+            else:  # this call can never succeed: resending would loop forever
+                self.stats.failed += 1
+                log.warning("telegram refused %s for chat %s: %s", job.label, chat, exc)
+        except NetworkError as exc:  # timeouts, connection errors, Telegram's 5xx
+            self.stats.retried_network += 1
+            self._blocked[chat] = self.clock() + self.network_retry
+            log.info("network trouble sending %s to %s, retrying: %s", job.label, chat, exc)
+            requeue = True
+        except TelegramError as exc:  # e.g. a group migrated: resending can't help
+            self.stats.failed += 1
+            log.warning("telegram error for %s to chat %s: %s", job.label, chat, exc)
+        except Exception:
+            self.stats.failed += 1
+            log.exception("sending %s to chat %s failed", job.label, chat)
+        else:
+            self._done(job, result)
+        finally:
+            if requeue:
+                self._chats.setdefault(chat, deque()).appendleft(job)
+            self._busy.discard(chat)
+            self._wake.set()
+
+    def _done(self, job: Job, result: Any) -> None:
+        self.stats.sent += 1
+        if job.on_done is not None:
+            try:
+                job.on_done(result)
+            except Exception:
+                log.exception("on_done of %s failed", job.label)

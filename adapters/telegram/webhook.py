@@ -1,0 +1,235 @@
+"""Wiring: the PTB application, webhook routes for the project's ASGI app, and
+a polling entry for local use.
+
+Webhook mode follows PTB's `examples/customwebhookbot/starlettebot.py`: PTB runs
+inside our Starlette app with no Updater, and our route feeds it updates. Unlike
+PTB's own webhook server, the route answers only after the update was handled:
+the secret header is checked in constant time (403 otherwise), the update is
+processed (its game input committed under the key `tg:<update_id>`), and only
+then 200. A handler failure answers 500, so Telegram delivers the update again;
+the idempotency key keeps a redelivery from applying anything twice, and a
+small in-memory window skips the obvious duplicates without touching the store.
+
+Settings (environment): TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET,
+PUBLIC_BASE_URL (the webhook is PUBLIC_BASE_URL + WEBHOOK_PATH) and
+TELEGRAM_API_BASE_URL (default the official Bot API; a self-hosted Bot API
+server, or the tests' fake, e.g. http://127.0.0.1:8081/bot).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from telegram import Update
+from telegram.ext import Application, ApplicationBuilder
+
+from adapters.telegram.choice import Drafts
+from adapters.telegram.handlers import Telegram, TvLink, add_handlers
+from adapters.telegram.notifier import TelegramNotifier
+from adapters.telegram.outbound import Outbound
+from bots.service import GameService
+
+log = logging.getLogger(__name__)
+
+OFFICIAL_API = "https://api.telegram.org/bot"
+WEBHOOK_PATH = "/telegram/webhook"
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+ALLOWED_UPDATES = ("message", "callback_query")
+
+App = Application[Any, Any, Any, Any, Any, Any]
+
+
+def build(
+    token: str,
+    service: GameService,
+    *,
+    base_url: str | None = None,
+    polling: bool = False,
+    default_lang: str = "nb",
+    tv_link: TvLink | None = None,
+    outbound_options: Mapping[str, Any] | None = None,
+    seed_for: Callable[[Update], str | None] | None = None,
+) -> tuple[App, Telegram]:
+    """The PTB application with our handlers, and the adapter (outbound queue,
+    notifier, drafts); the notifier is added to the service's ports."""
+    builder = ApplicationBuilder().token(token)
+    builder = builder.base_url(base_url or os.environ.get("TELEGRAM_API_BASE_URL") or OFFICIAL_API)
+    if not polling:
+        builder = builder.updater(None)
+    application = builder.build()
+    outbound = Outbound(application.bot, **dict(outbound_options or {}))
+    drafts = Drafts()
+    notifier = TelegramNotifier(outbound, service.store, drafts)
+    service.notifiers.append(notifier)
+    tg = Telegram(service, outbound, notifier, drafts, default_lang, tv_link, seed_for)
+    add_handlers(application, tg)
+    return application, tg
+
+
+async def start(
+    application: App, tg: Telegram, *, webhook_url: str | None = None, secret: str | None = None
+) -> None:
+    """Start PTB (without its updater) and the outbound queue; register the
+    webhook with Telegram when `webhook_url` is given."""
+    await application.initialize()
+    await application.start()
+    await tg.outbound.start()
+    if webhook_url:
+        await application.bot.set_webhook(
+            webhook_url, secret_token=secret, allowed_updates=list(ALLOWED_UPDATES)
+        )
+
+
+async def stop(application: App, tg: Telegram) -> None:
+    await tg.outbound.stop(drain=True)
+    await application.stop()
+    await application.shutdown()
+
+
+class Seen:
+    """The last `size` update ids handled by this process."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self.size = size
+        self._ids: OrderedDict[int, None] = OrderedDict()
+
+    def __contains__(self, update_id: object) -> bool:
+        return update_id in self._ids
+
+    def add(self, update_id: int) -> None:
+        self._ids[update_id] = None
+        while len(self._ids) > self.size:
+            self._ids.popitem(last=False)
+
+    def discard(self, update_id: int) -> None:
+        self._ids.pop(update_id, None)
+
+
+def routes(application: App, tg: Telegram, secret: str, *, path: str = WEBHOOK_PATH) -> list[Route]:
+    """The webhook route, for the project's Starlette app."""
+    if not secret:
+        raise ValueError("a webhook needs TELEGRAM_WEBHOOK_SECRET")
+    expected = secret.encode("utf-8")
+    seen = Seen()
+
+    async def webhook(request: Request) -> Response:
+        given = request.headers.get(SECRET_HEADER, "").encode("utf-8")
+        if not hmac.compare_digest(given, expected):
+            return Response(status_code=403)
+        try:
+            data = json.loads(await request.body())
+            update_id = int(data["update_id"])
+        except (ValueError, KeyError, TypeError):
+            return Response(status_code=400)
+        if update_id in seen:
+            return Response()
+        seen.add(update_id)
+        update = Update.de_json(data, application.bot)
+        await application.process_update(update)
+        if update_id in tg.failed:
+            tg.failed.discard(update_id)
+            seen.discard(update_id)
+            return Response(status_code=500)
+        return Response()
+
+    return [Route(path, webhook, methods=["POST"])]
+
+
+@dataclass
+class TelegramWebhook:
+    """What the project's ASGI app needs: routes to mount and start/stop hooks
+    for its lifespan."""
+
+    application: App
+    tg: Telegram
+    routes: list[Route]
+    webhook_url: str | None
+    secret: str
+
+    async def startup(self) -> None:
+        await start(self.application, self.tg, webhook_url=self.webhook_url, secret=self.secret)
+
+    async def shutdown(self) -> None:
+        await stop(self.application, self.tg)
+
+
+def from_env(
+    service: GameService,
+    env: Mapping[str, str] | None = None,
+    *,
+    tv_link: TvLink | None = None,
+    register: bool = True,
+) -> TelegramWebhook | None:
+    """The webhook wiring from the settings, or None when no bot token is set.
+    With `register`, startup tells Telegram the webhook URL (PUBLIC_BASE_URL +
+    WEBHOOK_PATH) and the secret it must send."""
+    env = os.environ if env is None else env
+    token = env.get("TELEGRAM_BOT_TOKEN", "")
+    if not token:
+        return None
+    secret = env.get("TELEGRAM_WEBHOOK_SECRET", "")
+    public = env.get("PUBLIC_BASE_URL", "").rstrip("/")
+    base_url = env.get("TELEGRAM_API_BASE_URL") or OFFICIAL_API
+    application, tg = build(token, service, base_url=base_url, tv_link=tv_link)
+    url = f"{public}{WEBHOOK_PATH}" if register and public else None
+    return TelegramWebhook(application, tg, routes(application, tg, secret), url, secret)
+
+
+async def start_polling(application: App, tg: Telegram) -> None:
+    """Polling for local use (no public URL): PTB's own updater feeds the same
+    handlers. `build(..., polling=True)` first; `stop_polling` to end."""
+    await application.initialize()
+    await tg.outbound.start()
+    assert application.updater is not None, "build(..., polling=True) makes an updater"
+    await application.updater.start_polling(
+        allowed_updates=list(ALLOWED_UPDATES), poll_interval=0.05
+    )
+    await application.start()
+
+
+async def stop_polling(application: App, tg: Telegram) -> None:
+    if application.updater is not None and application.updater.running:
+        await application.updater.stop()
+    await stop(application, tg)
+
+
+def run_polling(
+    token: str, service: GameService, **kw: Any
+) -> None:  # pragma: no cover - manual use
+    """Local use without a public URL: long polling until Ctrl-C."""
+    application, tg = build(token, service, polling=True, **kw)
+
+    async def post_init(app: App) -> None:
+        await tg.outbound.start()
+
+    async def post_shutdown(app: App) -> None:
+        await tg.outbound.stop(drain=True)
+
+    application.post_init = post_init
+    application.post_shutdown = post_shutdown
+    application.run_polling(allowed_updates=list(ALLOWED_UPDATES))
+
+
+def main() -> None:  # pragma: no cover - manual use
+    """`python -m adapters.telegram.webhook`: play locally by polling, on the
+    embedded store (MULDVARP_DB, default muldvarp.sqlite3)."""
+    from adapters.store.sqlite_store import SqliteStore
+
+    logging.basicConfig(level=logging.INFO)
+    token = os.environ["TELEGRAM_BOT_TOKEN"]
+    store = SqliteStore(os.environ.get("MULDVARP_DB", "muldvarp.sqlite3"))
+    run_polling(token, GameService(store))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,362 @@
+"""The one ASGI app: health, metrics, TV pages and the chat channels' webhooks.
+
+`build_runtime(settings)` opens the store and makes the game service with its
+notifier ports (the TV page's bell, metrics, and each configured channel);
+`create_app(runtime)` puts their routes into one Starlette app whose lifespan
+starts and stops the channels and any background work (the scheduler, given by
+`bots.serve`). Routes:
+
+- `GET /healthz`: 200 when the store answers, 503 otherwise (load balancers);
+- `GET /metrics`: Prometheus text format, one registry per app;
+- `/tv/<token>`: the status page, read from the store (`StoreSource`);
+- `/telegram/webhook`, `/sms/twilio`, `/sms/twilio/status`: when configured;
+- `/internal/...`: only with `MULDVARP_INTERNAL_TOKEN` (see `bots.internal`).
+
+The channels are optional and wired lazily by the two functions marked
+"channel wiring" below: a deployment without Telegram never imports PTB, one
+without Twilio never imports twilio.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    generate_latest,
+)
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from adapters.store.base import GameStore
+from adapters.tv.app import StatusPage
+from adapters.tv.store_source import StoreSource
+from bots.service import GameService, Outcome
+from bots.settings import Settings
+from gameflow.core import actions as A
+from gameflow.core.events import Event
+from gameflow.core.state import Game
+
+log = logging.getLogger("muldvarp.app")
+
+
+class Background(Protocol):
+    """Work that lives as long as the app: started after the channels."""
+
+    name: str
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def status(self) -> str: ...
+
+
+@dataclass
+class Channel:
+    """A live chat channel: its routes and its lifespan hooks."""
+
+    name: str
+    mode: str  # "webhook" or "polling"
+    routes: list[BaseRoute] = field(default_factory=list)
+    startup: Callable[[], Awaitable[None]] | None = None
+    shutdown: Callable[[], Awaitable[None]] | None = None
+
+
+class Metrics:
+    """The app's Prometheus metrics, in a registry of its own (several apps in
+    one test process must not collide in the global one)."""
+
+    def __init__(self) -> None:
+        self.registry = r = CollectorRegistry()
+        ProcessCollector(registry=r)
+        PlatformCollector(registry=r)
+        self.inputs = Counter(
+            "muldvarp_inputs", "Inputs submitted to the game service", ["outcome"], registry=r
+        )
+        self.input_seconds = Histogram(
+            "muldvarp_input_seconds", "Time to apply and store one input", registry=r
+        )
+        self.attempts = Counter(
+            "muldvarp_commit_attempts", "Commit attempts (more than inputs: contention)", registry=r
+        )
+        self.events = Counter(
+            "muldvarp_events", "Events of committed transitions", ["kind"], registry=r
+        )
+        self.games_created = Counter("muldvarp_games_created", "Games created", registry=r)
+        self.games_active = Gauge("muldvarp_games_active", "Games not finished", registry=r)
+        self.tv_viewers = Gauge("muldvarp_tv_viewers", "Open TV event streams", registry=r)
+        self.requests = Counter(
+            "muldvarp_http_requests", "HTTP requests", ["area", "status"], registry=r
+        )
+        self.request_seconds = Histogram(
+            "muldvarp_http_request_seconds", "HTTP request time to first byte", ["area"], registry=r
+        )
+        self.leader = Gauge(
+            "muldvarp_scheduler_leader", "1 while this process fires deadlines", registry=r
+        )
+
+    async def notify(self, game: Game, events: tuple[Event, ...]) -> None:
+        for e in events:
+            self.events.labels(e.kind.name.lower()).inc()
+
+
+class MeteredService(GameService):
+    """The game service, counting every input by outcome (from any channel)."""
+
+    def __init__(self, store: GameStore, metrics: Metrics, **kwargs: Any) -> None:
+        super().__init__(store, **kwargs)
+        self.metrics = metrics
+
+    async def submit(self, game_id: str, action: A.Action, *, key: str | None = None) -> Outcome:
+        started = time.perf_counter()
+        try:
+            out = await super().submit(game_id, action, key=key)
+        except Exception:
+            self.metrics.inputs.labels("error").inc()
+            raise
+        self.metrics.input_seconds.observe(time.perf_counter() - started)
+        self.metrics.attempts.inc(out.attempts)
+        kind = "duplicate" if out.duplicate else "rejected" if out.rejected else "accepted"
+        self.metrics.inputs.labels(kind).inc()
+        return out
+
+
+@dataclass
+class Runtime:
+    """Everything one process serves with, built once from the settings."""
+
+    settings: Settings
+    store: GameStore
+    service: MeteredService
+    tv: StoreSource
+    metrics: Metrics
+    channels: list[Channel] = field(default_factory=list)
+    background: list[Background] = field(default_factory=list)
+    owns_store: bool = True
+
+    @property
+    def store_kind(self) -> str:
+        return "redis" if self.settings.redis_url else "sqlite"
+
+    async def tv_link(self, game: Game) -> str | None:
+        """A fresh TV link for `game` (the host gets it in a private message)."""
+        return self.settings.tv_base_url() + await self.tv.issue(game.id)
+
+
+def open_store(settings: Settings) -> GameStore:
+    """Redis when `REDIS_URL` is set, else the embedded SQLite file in `DATA_DIR`."""
+    if settings.redis_url:
+        from adapters.store.redis_store import RedisStore
+
+        return RedisStore.from_url(
+            settings.redis_url, prefix=settings.redis_prefix, retention=settings.retention_seconds
+        )
+    from adapters.store.sqlite_store import SqliteStore
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return SqliteStore(str(settings.sqlite_path), retention=settings.retention_seconds)
+
+
+def build_runtime(
+    settings: Settings,
+    *,
+    store: GameStore | None = None,
+    clock: Callable[[], float] = time.time,
+    channels: bool = True,
+) -> Runtime:
+    """The store, the service and its ports; the channels whose settings are set."""
+    owns = store is None
+    store = store if store is not None else open_store(settings)
+    metrics = Metrics()
+    service = MeteredService(store, metrics, clock=clock)
+    tv = StoreSource(store, poll=settings.tv_poll_seconds, sms_number=settings.twilio_from)
+    service.notifiers.extend([tv, metrics])
+    rt = Runtime(settings, store, service, tv, metrics, owns_store=owns)
+    if channels:
+        for wire in (wire_telegram, wire_sms):
+            channel = wire(rt)
+            if channel is not None:
+                rt.channels.append(channel)
+    return rt
+
+
+# -- channel wiring: Telegram ------------------------------------------------------
+
+
+def wire_telegram(rt: Runtime) -> Channel | None:
+    """Telegram, when `TELEGRAM_BOT_TOKEN` is set and `adapters.telegram` exists:
+    a webhook with `PUBLIC_BASE_URL` (registered with Telegram on start), long
+    polling without."""
+    s = rt.settings
+    if not s.telegram_enabled:
+        return None
+    try:
+        from adapters.telegram import webhook as tg
+    except ImportError as exc:  # the adapter (or PTB) is not installed
+        log.warning("TELEGRAM_BOT_TOKEN is set but the Telegram adapter is missing: %s", exc)
+        return None
+    env = s.channel_env()
+    if s.telegram_polling:
+        application, adapter = tg.build(
+            s.telegram_bot_token or "",
+            rt.service,
+            base_url=s.telegram_api_base_url,
+            polling=True,
+            tv_link=rt.tv_link,
+        )
+
+        async def start_polling() -> None:
+            await tg.start_polling(application, adapter)
+            rt.tv.telegram_bot = application.bot.username  # known once initialized
+
+        async def stop_polling() -> None:
+            await tg.stop_polling(application, adapter)
+
+        return Channel("telegram", "polling", [], start_polling, stop_polling)
+    hook = tg.from_env(rt.service, env, tv_link=rt.tv_link)
+    if hook is None:
+        return None
+
+    async def start_webhook() -> None:
+        await hook.startup()
+        rt.tv.telegram_bot = hook.application.bot.username  # the TV lobby's join link
+
+    return Channel("telegram", "webhook", list(hook.routes), start_webhook, hook.shutdown)
+
+
+# -- channel wiring: SMS (Twilio) --------------------------------------------------
+
+
+def wire_sms(rt: Runtime) -> Channel | None:
+    """SMS, when the Twilio account, token and a sender are set and
+    `adapters.sms` exists: Twilio posts to `/sms/twilio` (signed)."""
+    s = rt.settings
+    if not s.sms_enabled:
+        return None
+    # Imported by name, so that type-checking `bots` does not pull in twilio
+    # (which ships no type information).
+    try:
+        directory_mod = importlib.import_module("adapters.sms.directory")
+        settings_mod = importlib.import_module("adapters.sms.settings")
+        webhook = importlib.import_module("adapters.sms.webhook")
+    except ImportError as exc:
+        log.warning("Twilio is configured but the SMS adapter is missing: %s", exc)
+        return None
+    s.data_dir.mkdir(parents=True, exist_ok=True)
+    directory = directory_mod.Directory(str(s.data_dir / "sms.sqlite3"))
+    sms_settings = settings_mod.SmsSettings.from_env(s.channel_env())
+    adapter = webhook.create_sms(rt.service, sms_settings, directory=directory)
+    return Channel("sms", "webhook", list(webhook.routes(adapter)), None, adapter.close)
+
+
+# -- the app -------------------------------------------------------------------------
+
+
+class HttpMetrics:
+    """Counts requests by area (the first path segment: never a token)."""
+
+    AREAS = frozenset({"tv", "telegram", "sms", "internal", "healthz", "metrics"})
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        head = scope["path"].strip("/").split("/", 1)[0]
+        area = head if head in self.AREAS else "other"
+        started = time.perf_counter()
+        status = [500]
+
+        async def counted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = int(message["status"])
+                self.metrics.request_seconds.labels(area).observe(time.perf_counter() - started)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, counted)
+        finally:
+            self.metrics.requests.labels(area, str(status[0])).inc()
+
+
+def create_app(rt: Runtime, *, background: Sequence[Background] = ()) -> Starlette:
+    rt.background.extend(background)
+    page = StatusPage(rt.tv)
+
+    async def healthz(request: Request) -> Response:
+        try:
+            await rt.store.load("healthz")
+        except Exception as exc:
+            return JSONResponse({"ok": False, "store": rt.store_kind, "error": str(exc)}, 503)
+        return JSONResponse(
+            {
+                "ok": True,
+                "store": rt.store_kind,
+                "channels": {c.name: c.mode for c in rt.channels},
+                "background": {b.name: b.status() for b in rt.background},
+            }
+        )
+
+    async def metrics(request: Request) -> Response:
+        with contextlib.suppress(Exception):  # a slow store must not break scraping
+            rt.metrics.games_active.set(len(await rt.store.active_games()))
+        rt.metrics.tv_viewers.set(sum(h.viewers for h in page.fanout.hubs.values()))
+        return Response(generate_latest(rt.metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    routes: list[BaseRoute] = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
+        page.mount("/tv"),
+    ]
+    for channel in rt.channels:
+        routes.extend(channel.routes)
+    if rt.settings.internal_token:
+        from bots.internal import internal_routes
+
+        routes.extend(internal_routes(rt))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        started: list[Callable[[], Awaitable[None]]] = []
+        try:
+            for channel in rt.channels:
+                if channel.startup is not None:
+                    await channel.startup()
+                if channel.shutdown is not None:
+                    started.append(channel.shutdown)
+            for job in rt.background:
+                await job.start()
+                started.append(job.stop)
+            yield
+        finally:
+            for stop in reversed(started):
+                try:
+                    await stop()
+                except Exception:
+                    log.exception("stopping %r failed", stop)
+            if rt.owns_store:
+                await rt.store.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(HttpMetrics, metrics=rt.metrics)
+    app.state.runtime = rt
+    return app

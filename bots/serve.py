@@ -1,0 +1,291 @@
+"""`muldvarp serve`: one process serving everything a game night needs.
+
+uvicorn serves the ASGI app of `bots.app` (webhooks, TV pages, `/healthz`,
+`/metrics`); in the same process and event loop run the scheduler (deadlines and
+reminders) and, when there is no `PUBLIC_BASE_URL`, Telegram long polling.
+
+- Embedded store (no `REDIS_URL`): one process. The scheduler runs here
+  unconditionally and hears of every commit directly (`SchedulerNotifier`).
+- Redis: any number of `muldvarp serve` processes share the store. Each runs a
+  scheduler *candidate*: one holds the Redis leader lease and fires deadlines,
+  the others stand by and take over within ~6 s when it dies. Every process
+  publishes the ids of games it changed on the leader's wake channel
+  (`WakeNotifier`), so the leader re-arms them at once wherever the input came in.
+
+On start it prints what is live: the store, each channel (webhook, polling or
+off, and why), the scheduler, and the TV base URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from bots.app import Metrics, Runtime, build_runtime, create_app
+from bots.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:
+    from scheduler.deadlines import DeadlineScheduler
+    from scheduler.service_ports import SchedulerNotifier
+
+log = logging.getLogger("muldvarp.serve")
+
+
+class EmbeddedScheduler:
+    """The scheduler for a single process on the embedded store."""
+
+    name = "scheduler"
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self._task: asyncio.Task[None] | None = None
+        self._sched: DeadlineScheduler | None = None
+        self._notifier: SchedulerNotifier | None = None
+
+    def status(self) -> str:
+        return "embedded" if self._sched is not None else "stopped"
+
+    async def start(self) -> None:
+        from scheduler.deadlines import DeadlineScheduler
+        from scheduler.service_ports import SchedulerNotifier, ServiceSink
+        from scheduler.service_ports import StoreSource as Games
+
+        rt = self.rt
+        await rt.service.sweep()  # repair the active set after a crash
+        sched = DeadlineScheduler(
+            Games(rt.store), ServiceSink(rt.service, rt.store, rt.service.notifiers)
+        )
+        notifier = SchedulerNotifier(sched)
+        rt.service.notifiers.append(notifier)
+        armed = await sched.start()
+        rt.metrics.leader.set(1)
+        log.info("scheduler: %d games armed", armed)
+        self._sched, self._notifier = sched, notifier
+        self._task = asyncio.create_task(self._resync(sched))
+
+    async def _resync(self, sched: DeadlineScheduler) -> None:
+        while True:
+            await asyncio.sleep(self.rt.settings.scheduler_resync)
+            try:
+                await sched.rearm_all()
+            except Exception:
+                log.exception("scheduler resync failed")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._notifier is not None and self._notifier in self.rt.service.notifiers:
+            self.rt.service.notifiers.remove(self._notifier)
+        if self._sched is not None:
+            self._sched.stop()
+        self.rt.metrics.leader.set(0)
+        self._sched = None
+
+
+class LeaderScheduler:
+    """A scheduler candidate on Redis: leads while it holds the lease."""
+
+    name = "scheduler"
+
+    def __init__(
+        self, rt: Runtime, url: str, prefix: str, metrics: Metrics, *, candidate: bool = True
+    ) -> None:
+        self.rt = rt
+        self.candidate = candidate
+        self.url = url
+        self.prefix = prefix
+        self.metrics = metrics
+        self.state = "starting"
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._redis: Any = None
+
+    def status(self) -> str:
+        return self.state
+
+    async def start(self) -> None:
+        from redis.asyncio import Redis
+
+        from scheduler.service_ports import WakeNotifier
+
+        self._redis = Redis.from_url(self.url)
+        self.rt.service.notifiers.append(WakeNotifier(self._redis, self.prefix))
+        if self.candidate:
+            self._task = asyncio.create_task(self._run())
+        else:
+            self.state = "web only"  # tells the leader of changes, never fires
+
+    async def _run(self) -> None:
+        from redis.exceptions import RedisError
+
+        from scheduler.lease import Lease
+        from scheduler.runner import RETRY, lead, say
+        from scheduler.service_ports import ServiceSink
+        from scheduler.service_ports import StoreSource as Games
+
+        rt = self.rt
+        redis = self._redis
+        lease = Lease(redis, f"{self.prefix}scheduler:leader")
+        source = Games(rt.store)
+        sink = ServiceSink(rt.service, rt.store, rt.service.notifiers)
+        self.state = "standby"
+        say("standby", token=lease.token, pid=os.getpid())
+        try:
+            while not self._stop.is_set():
+                try:
+                    got = await lease.acquire()
+                except RedisError as exc:
+                    log.warning("Redis unavailable: %s", exc)
+                    got = False
+                if not got:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._stop.wait(), RETRY)
+                    continue
+                self.state = "leader"
+                self.metrics.leader.set(1)
+                say("leader", token=lease.token, pid=os.getpid())
+                try:
+                    await lead(
+                        redis,
+                        self.prefix,
+                        lease,
+                        source,
+                        sink,
+                        self._stop,
+                        resync=rt.settings.scheduler_resync,
+                    )
+                except Exception:
+                    log.exception("leading failed; stepping down")
+                    with contextlib.suppress(RedisError):
+                        await lease.release()
+                self.state = "standby"
+                self.metrics.leader.set(0)
+        finally:
+            with contextlib.suppress(Exception):
+                await lease.release()  # a standby takes over at once, not after the TTL
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._task, 5.0)
+        if self._redis is not None:
+            await self._redis.aclose()
+        self.state = "stopped"
+
+
+def scheduler_for(rt: Runtime) -> EmbeddedScheduler | LeaderScheduler | None:
+    """On Redis every worker tells the leader of its changes, and is a candidate
+    for leading unless MULDVARP_SCHEDULER=0; on the embedded store the one
+    process runs the scheduler unless told not to."""
+    s = rt.settings
+    if s.redis_url:
+        return LeaderScheduler(rt, s.redis_url, s.redis_prefix, rt.metrics, candidate=s.scheduler)
+    return EmbeddedScheduler(rt) if s.scheduler else None
+
+
+def _safe_url(url: str) -> str:
+    """`url` without its password, for printing."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def banner(rt: Runtime) -> list[str]:
+    """What is live, for the operator's first look."""
+    s = rt.settings
+    if s.redis_url:
+        store = f"redis {_safe_url(s.redis_url)} (prefix {s.redis_prefix!r})"
+    else:
+        store = f"embedded SQLite {s.sqlite_path}"
+    live = {c.name: c for c in rt.channels}
+    tg = live.get("telegram")
+    if tg is None:
+        telegram = (
+            "off (set TELEGRAM_BOT_TOKEN)" if not s.telegram_enabled else "off (adapter missing)"
+        )
+    elif tg.mode == "polling":
+        telegram = "live, long polling (no PUBLIC_BASE_URL)"
+    else:
+        telegram = f"live, webhook {s.base_url()}/telegram/webhook"
+    sms = live.get("sms")
+    if sms is not None:
+        sms_line = f"live, webhook {s.base_url()}/sms/twilio"
+    elif s.sms_enabled:
+        sms_line = "off (adapter missing)"
+    else:
+        sms_line = "off (set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM)"
+    if not s.scheduler:
+        sched = "off (MULDVARP_SCHEDULER=0: another process must lead)"
+    elif s.redis_url:
+        sched = "candidate for the Redis leader lease"
+    else:
+        sched = "in this process"
+    return [
+        f"muldvarp serve: listening on http://{s.host}:{s.port} (pid {os.getpid()})",
+        f"  store:     {store}",
+        f"  telegram:  {telegram}",
+        f"  sms:       {sms_line}",
+        f"  scheduler: {sched}",
+        f"  TV pages:  {s.tv_base_url()}<token>",
+    ]
+
+
+def serve(settings: Settings) -> int:
+    import uvicorn
+
+    from adapters.tv import logfilter
+
+    logging.basicConfig(
+        level=settings.log_level,
+        stream=sys.stderr,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    rt = build_runtime(settings)
+    sched = scheduler_for(rt)
+    background = [sched] if sched is not None else []
+    app = create_app(rt, background=background)
+    for line in banner(rt):
+        print(line, flush=True)
+    logfilter.install()  # TV tokens never reach the access log
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        lifespan="on",
+        proxy_headers=True,
+        timeout_graceful_shutdown=10,
+    )
+    uvicorn.Server(config).run()
+    return 0
+
+
+def main(host: str | None = None, port: int | None = None, env_file: str | None = None) -> int:
+    overrides: dict[str, object] = {}
+    if host is not None:
+        overrides["MULDVARP_HOST"] = host
+    if port is not None:
+        overrides["MULDVARP_PORT"] = port
+    path = env_file if env_file is not None else ".env"
+    if env_file is not None and not Path(env_file).exists():
+        print(f"muldvarp serve: no such settings file {env_file}", file=sys.stderr)
+        return 2
+    try:
+        settings = load_settings(path, **overrides)
+    except SettingsError as exc:
+        print(f"muldvarp serve: {exc}", file=sys.stderr)
+        return 2
+    return serve(settings)

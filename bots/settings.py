@@ -1,0 +1,256 @@
+"""`muldvarp serve`'s settings: environment variables or a `.env` file.
+
+Read once at start and validated as a whole, so a typo stops the process with
+one clear list of what is wrong instead of a crash at the first webhook. The
+channels are optional and independent: Telegram is live when
+`TELEGRAM_BOT_TOKEN` is set (webhook with `PUBLIC_BASE_URL`, polling without),
+SMS when the Twilio account, token and a sender are set. The embedded SQLite
+store under `DATA_DIR` is the default; `REDIS_URL` switches to Redis (required
+for more than one worker process).
+
+The channel adapters read their own settings from a mapping of environment
+names (`channel_env()`), so a value given in `.env` reaches them too.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_TG_TOKEN = re.compile(r"^\d+:[A-Za-z0-9_-]{5,}$")
+_TG_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram allows for secret_token
+_LOCAL = {"localhost", "127.0.0.1", "::1"}
+
+
+class SettingsError(ValueError):
+    """Invalid settings: `problems` lists each as "NAME: what is wrong"."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("invalid settings:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+    )
+
+    # where the world reaches us, and where we listen
+    public_base_url: str | None = Field(None, validation_alias="PUBLIC_BASE_URL")
+    # not HOST: zsh and some images set it to the machine's name
+    host: str = Field("127.0.0.1", validation_alias="MULDVARP_HOST")
+    port: int = Field(8000, validation_alias=AliasChoices("MULDVARP_PORT", "PORT"), ge=1, le=65535)
+
+    # store
+    redis_url: str | None = Field(None, validation_alias="REDIS_URL")
+    redis_prefix: str = Field("muldvarp:", validation_alias="MULDVARP_PREFIX")
+    data_dir: Path = Field(Path("data"), validation_alias="DATA_DIR")
+    retention_days: float = Field(7.0, validation_alias="RETENTION_DAYS", gt=0, le=3650)
+
+    # Telegram
+    telegram_bot_token: str | None = Field(None, validation_alias="TELEGRAM_BOT_TOKEN")
+    telegram_webhook_secret: str | None = Field(None, validation_alias="TELEGRAM_WEBHOOK_SECRET")
+    telegram_api_base_url: str | None = Field(None, validation_alias="TELEGRAM_API_BASE_URL")
+
+    # SMS (Twilio)
+    twilio_account_sid: str | None = Field(None, validation_alias="TWILIO_ACCOUNT_SID")
+    twilio_auth_token: str | None = Field(None, validation_alias="TWILIO_AUTH_TOKEN")
+    twilio_from: str | None = Field(
+        None, validation_alias=AliasChoices("TWILIO_FROM", "TWILIO_FROM_NUMBER")
+    )
+    twilio_messaging_service_sid: str | None = Field(
+        None, validation_alias="TWILIO_MESSAGING_SERVICE_SID"
+    )
+    twilio_api_base_url: str | None = Field(None, validation_alias="TWILIO_API_BASE_URL")
+    sms_transliterate: bool = Field(False, validation_alias="SMS_TRANSLITERATE")
+
+    # process
+    scheduler: bool = Field(True, validation_alias="MULDVARP_SCHEDULER")
+    # the leader re-arms every active game this often, catching anything it missed
+    scheduler_resync: float = Field(
+        5.0, validation_alias="MULDVARP_SCHEDULER_RESYNC", ge=1, le=3600
+    )
+    tv_poll_seconds: float = Field(1.0, validation_alias="TV_POLL_SECONDS", gt=0, le=60)
+    internal_token: str | None = Field(None, validation_alias="MULDVARP_INTERNAL_TOKEN")
+    log_level: str = Field("INFO", validation_alias="LOG_LEVEL")
+
+    @field_validator(
+        "public_base_url",
+        "redis_url",
+        "telegram_bot_token",
+        "telegram_webhook_secret",
+        "telegram_api_base_url",
+        "twilio_account_sid",
+        "twilio_auth_token",
+        "twilio_from",
+        "twilio_messaging_service_sid",
+        "twilio_api_base_url",
+        "internal_token",
+        mode="before",
+    )
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        """`FOO=` in a .env file means "not set", not "set to nothing"."""
+        if isinstance(value, str):
+            value = value.strip()
+            return value or None
+        return value
+
+    @field_validator("public_base_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an absolute URL such as https://muldvarp.example.org")
+        if parts.scheme == "http" and parts.hostname not in _LOCAL:
+            raise ValueError("must use https (Telegram and Twilio call webhooks over TLS)")
+        if parts.query or parts.fragment:
+            raise ValueError("must not have a query or fragment")
+        return value.rstrip("/")
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis(cls, value: str | None) -> str | None:
+        if value is not None and urlsplit(value).scheme not in ("redis", "rediss", "unix"):
+            raise ValueError("must start with redis://, rediss:// or unix://")
+        return value
+
+    @field_validator("redis_prefix")
+    @classmethod
+    def _prefix(cls, value: str) -> str:
+        if "{" in value or "}" in value or not value:
+            raise ValueError("must be non-empty and without braces (they are Redis hash tags)")
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        if value.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+            raise ValueError("must be DEBUG, INFO, WARNING or ERROR")
+        return value.upper()
+
+    @model_validator(mode="after")
+    def _channels(self) -> Settings:
+        problems = self._channel_problems()
+        if problems:
+            raise ValueError(" | ".join(problems))
+        return self
+
+    def _channel_problems(self) -> list[str]:
+        out: list[str] = []
+        token = self.telegram_bot_token
+        if token is not None and not _TG_TOKEN.match(token):
+            out.append("TELEGRAM_BOT_TOKEN: does not look like a bot token (123456:ABC-...)")
+        if token is not None and self.public_base_url is not None:
+            secret = self.telegram_webhook_secret
+            if secret is None:
+                out.append(
+                    "TELEGRAM_WEBHOOK_SECRET: required for the webhook (PUBLIC_BASE_URL is set);"
+                    " make one with `openssl rand -hex 32`"
+                )
+            elif not _TG_SECRET.match(secret):
+                out.append("TELEGRAM_WEBHOOK_SECRET: 1-256 characters of A-Z a-z 0-9 _ -")
+        twilio = (self.twilio_account_sid, self.twilio_auth_token, self.twilio_from)
+        if any(v is not None for v in (*twilio, self.twilio_messaging_service_sid)):
+            sid = self.twilio_account_sid
+            if sid is None:
+                out.append("TWILIO_ACCOUNT_SID: required for SMS")
+            elif not re.match(r"^AC[0-9a-fA-F]{32}$", sid):
+                out.append("TWILIO_ACCOUNT_SID: should be AC followed by 32 hex digits")
+            if self.twilio_auth_token is None:
+                out.append("TWILIO_AUTH_TOKEN: required for SMS (it also signs the webhooks)")
+            mss = self.twilio_messaging_service_sid
+            if self.twilio_from is None and mss is None:
+                out.append("TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID: SMS needs a sender")
+            if mss is not None and not re.match(r"^MG[0-9a-fA-F]{32}$", mss):
+                out.append("TWILIO_MESSAGING_SERVICE_SID: should be MG followed by 32 hex digits")
+            frm = self.twilio_from
+            if frm is not None and not re.match(r"^\+[1-9]\d{6,14}$", frm):
+                out.append("TWILIO_FROM: should be an E.164 number such as +4759440000")
+            if self.public_base_url is None:
+                out.append(
+                    "PUBLIC_BASE_URL: required for SMS (Twilio posts to it and signs its URL)"
+                )
+        return out
+
+    # -- derived ------------------------------------------------------------------
+
+    @property
+    def telegram_enabled(self) -> bool:
+        return self.telegram_bot_token is not None
+
+    @property
+    def telegram_polling(self) -> bool:
+        """No public URL: Telegram can't reach us, so we ask it (long polling)."""
+        return self.telegram_enabled and self.public_base_url is None
+
+    @property
+    def sms_enabled(self) -> bool:
+        return self.twilio_account_sid is not None and self.twilio_auth_token is not None
+
+    @property
+    def retention_seconds(self) -> float:
+        return self.retention_days * 24 * 3600.0
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "muldvarp.sqlite3"
+
+    def base_url(self) -> str:
+        """Where links (TV pages) point: the public URL, else where we listen."""
+        if self.public_base_url:
+            return self.public_base_url
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    def tv_base_url(self) -> str:
+        return self.base_url() + "/tv/"
+
+    def channel_env(self) -> dict[str, str]:
+        """The settings under the environment names the channel adapters read."""
+        pairs = {
+            "PUBLIC_BASE_URL": self.public_base_url,
+            "TELEGRAM_BOT_TOKEN": self.telegram_bot_token,
+            "TELEGRAM_WEBHOOK_SECRET": self.telegram_webhook_secret,
+            "TELEGRAM_API_BASE_URL": self.telegram_api_base_url,
+            "TWILIO_ACCOUNT_SID": self.twilio_account_sid,
+            "TWILIO_AUTH_TOKEN": self.twilio_auth_token,
+            "TWILIO_FROM_NUMBER": self.twilio_from,
+            "TWILIO_MESSAGING_SERVICE_SID": self.twilio_messaging_service_sid,
+            "TWILIO_API_BASE_URL": self.twilio_api_base_url,
+            "SMS_TRANSLITERATE": "1" if self.sms_transliterate else "",
+        }
+        return {k: v for k, v in pairs.items() if v}
+
+
+def load_settings(env_file: str | Path | None = ".env", **overrides: Any) -> Settings:
+    """The settings from the environment (and `env_file` if it exists), or a
+    `SettingsError` naming every problem by its environment variable."""
+    try:
+        return Settings(_env_file=env_file, **overrides)  # type: ignore[call-arg]
+    except ValidationError as exc:
+        raise SettingsError(_explain(exc)) from None
+
+
+def _explain(exc: ValidationError) -> list[str]:
+    names = {n: f.validation_alias for n, f in Settings.model_fields.items()}
+    out: list[str] = []
+    for err in exc.errors():
+        loc = err.get("loc") or ()
+        message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        if not loc:  # a whole-model check: its message names the variables already
+            out.extend(part.strip() for part in message.split(" | "))
+            continue
+        alias = names.get(str(loc[0]), loc[0])
+        if isinstance(alias, AliasChoices):
+            alias = alias.choices[0]
+        name = alias if isinstance(alias, str) else str(loc[0]).upper()
+        out.append(f"{name}: {message}")
+    return out

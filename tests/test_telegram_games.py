@@ -1,0 +1,142 @@
+"""Complete games of every game over Telegram: simulated people tap random
+buttons among those the fake Bot API server holds for them (the scheduler's
+deadlines move the game on when nobody can act), until the game ends.
+
+Checked on the way: every press is answered once; a button always decodes to
+its own chat's player; every private text reaches only the player it was
+addressed to and never the group; keyboards fit Telegram's 64-byte limit; and
+the log replays to the final state."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.store.sqlite_store import SqliteStore
+from adapters.telegram.keyboards import decode
+from gameflow.core import actions as A
+from gameflow.core.events import Event, Kind
+from gameflow.core.state import Game
+from gameflow.i18n import render
+from tests.fake_telegram import FakeBotApi, Harness, buttons, serving
+from tests.store_helpers import FakeClock, run
+
+pytestmark = pytest.mark.telegram
+
+HOST, GROUP = 1, -4242
+NAMES = ("Ana", "Bo", "Cy", "Dag", "Eli", "Fred", "Gro", "Hal", "Ida", "Jon")
+
+
+class Recorder:
+    """Every private text the core addressed, rendered as the adapter renders it."""
+
+    def __init__(self) -> None:
+        self.owners: dict[str, set[int]] = {}
+
+    async def notify(self, game: Game, events: tuple[Event, ...]) -> None:
+        for e in events:
+            if e.kind is Kind.TELL and e.text is not None and e.to is not None:
+                text = render(e.text, game.lang)
+                self.owners.setdefault(text, set()).add(int(e.to.removeprefix("tg:")))
+
+
+def live_buttons(api: FakeBotApi, people: dict[int, str], seq: int) -> list[tuple[int, Any, str]]:
+    found = []
+    for uid in people:
+        for message in api.chat(uid):
+            for _, data in buttons(message):
+                press = decode(data)
+                assert press is not None and len(data.encode()) <= 64
+                if press.seq == seq and press.op != "r":  # "start over" only slows the walk
+                    found.append((uid, message, data))
+    return found
+
+
+async def whisper(
+    h: Harness, game: Game, people: dict[int, str], rng: random.Random, i: int
+) -> int:
+    """A random player writes to the bot: at night a traitor's text reaches the
+    other traitors (protected) and nobody else; otherwise it goes nowhere."""
+    from gameflow.games.traitors.chat import peers
+
+    traitors = [u for u in people if peers(game, f"tg:{u}")]
+    uid = rng.choice(traitors if traitors and rng.random() < 0.7 else list(people))
+    text = f"psst {i}"
+    await h.send(h.users.text(uid, people[uid], text))
+    got = {c.chat_id for c in h.api.sent("sendMessage") if str(c.params["text"]).endswith(text)}
+    expected = {int(p.removeprefix("tg:")) for p in peers(game, f"tg:{uid}")}
+    assert got == expected, (got, expected)
+    for call in h.api.sent("sendMessage"):
+        if str(call.params["text"]).endswith(text):
+            assert call.params.get("protect_content") is True
+    return len(got)
+
+
+@pytest.mark.parametrize(
+    ("kind", "players", "seed"),
+    [("station", 6, 1), ("resistance", 7, 2), ("traitors", 8, 3)],
+)
+def test_a_complete_game_over_telegram(kind: str, players: int, seed: int, tmp_path: Path) -> None:
+    async def go() -> None:
+        clock = FakeClock()
+        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+            recorder = Recorder()
+            h.service.notifiers.append(recorder)
+            await h.command(HOST, "Hana", f"/new {kind}", chat_id=GROUP)
+            code = re.findall(r"start=([A-Z]+)", api.texts(GROUP)[-1])[0]
+            game_id = await store.game_for_code(code)
+            assert game_id is not None
+            people = {100 + i: NAMES[i] for i in range(players)}
+            for uid, name in people.items():
+                await h.command(uid, name, f"/start {code}")
+            await h.command(HOST, "Hana", "/startgame", chat_id=GROUP)
+            rng = random.Random(seed)
+            game = await h.service.load(game_id)
+            assert game.running, api.texts(GROUP)[-1]
+            stuck = presses = deadlines = whispers = 0
+            whispered: set[int] = set()
+            for step in range(1500):
+                game = await h.service.load(game_id)
+                if game.over:
+                    break
+                if kind == "traitors" and game.phase.seq not in whispered:
+                    whispered.add(game.phase.seq)
+                    whispers += await whisper(h, game, people, rng, step)
+                options = live_buttons(api, people, game.phase.seq)
+                if not options or stuck > 20:
+                    clock.now = max(clock.now, game.phase.deadline or clock.now)
+                    seq = game.phase.seq
+                    await h.service.submit(game_id, A.Deadline(None, seq), key=f"deadline:{seq}")
+                    await h.tg.outbound.join()
+                    stuck, deadlines = 0, deadlines + 1
+                    continue
+                uid, message, data = rng.choice(options)
+                press = decode(data)
+                assert press is not None and game.players[press.seat] == f"tg:{uid}"
+                await h.press(uid, people[uid], message, data)
+                presses += 1
+                after = await h.service.load(game_id)
+                stuck = 0 if after.version != game.version else stuck + 1
+            assert game.over, (game.phase, presses, deadlines)
+            assert kind != "traitors" or whispers > 0
+            assert presses > 2 * players  # the people played, not only the clock
+
+            # every private text went to its addressee only, never to the group
+            delivered = api.sent("sendMessage") + api.sent("editMessageText")
+            private = 0
+            for call in delivered:
+                text = str(call.params.get("text", ""))
+                if text in recorder.owners:
+                    private += 1
+                    assert call.chat_id in recorder.owners[text], (text, call.chat_id)
+            assert private >= players
+            assert not any(t in recorder.owners for t in api.texts(GROUP))
+            await h.service.verify(game_id)
+        await store.close()
+
+    run(go())

@@ -1,0 +1,120 @@
+"""The outbound queue against the fake Bot API: per-chat order, the rate limits
+on a virtual clock, prompts before chatter, and 429s that delay but never lose
+a message."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from telegram import Bot
+
+from adapters.telegram.outbound import Outbound, Priority
+from tests.fake_telegram import TOKEN, FakeBotApi, VirtualTime, serving
+from tests.store_helpers import run
+
+pytestmark = pytest.mark.telegram
+
+
+def text(chat: int, body: str) -> Callable[[Bot], Awaitable[Any]]:
+    async def call(bot: Bot) -> Any:
+        return await bot.send_message(chat, body)
+
+    return call
+
+
+async def queue(api: FakeBotApi, **kw: Any) -> tuple[Bot, Outbound, VirtualTime]:
+    bot = Bot(TOKEN, base_url=api.base_url)
+    await bot.initialize()
+    vt = VirtualTime()
+    out = Outbound(bot, clock=vt.clock, sleep=vt.sleep, keep_log=True, **kw)
+    await out.start()
+    return bot, out, vt
+
+
+def test_per_chat_order_and_429_retries_lose_nothing() -> None:
+    async def go() -> None:
+        async with serving(FakeBotApi()) as api:
+            bot, out, vt = await queue(api)
+            api.fail("sendMessage", times=2, retry_after=7, chat_id=11)
+            for i in range(6):
+                for chat in (11, 12, -500):
+                    out.send(chat, text(chat, f"m{i}"), label=f"m{i}")
+            await out.join()
+            for chat in (11, 12, -500):
+                assert api.texts(chat) == [f"m{i}" for i in range(6)]
+            assert len(api.refused) == 2 and out.stats.retried_429 == 2
+            assert out.stats.sent == 18 and out.stats.failed == 0
+            assert any(s >= 7 for s in vt.slept) or vt.now >= 14  # it waited as told
+            # 1 message/s per private chat, 20/min per group
+            assert vt.now >= 5 * 3.0
+            await out.stop()
+            await bot.shutdown()
+
+    run(go())
+
+
+def test_rates_are_kept_on_the_virtual_clock() -> None:
+    async def go() -> None:
+        async with serving(FakeBotApi()) as api:
+            bot, out, vt = await queue(api, per_second=30.0)
+            sent_at: list[tuple[int, float]] = []
+            for chat in range(1, 16):
+                out.send(
+                    chat,
+                    text(chat, "prompt"),
+                    on_done=lambda _, c=chat: sent_at.append((c, vt.now)),
+                )
+            for _ in range(3):
+                out.send(99, text(99, "chatter"), on_done=lambda _: sent_at.append((99, vt.now)))
+            await out.join()
+            assert len(sent_at) == 18
+            # 15 players' prompts go out within Telegram's 30/s: about 0.5 s
+            fifteenth = sorted(t for c, t in sent_at if c != 99)[-1]
+            assert 14 / 30 - 1e-9 <= fifteenth <= 0.5 + 1e-9
+            mine = [t for c, t in sent_at if c == 99]
+            assert mine[1] - mine[0] >= 1.0 and mine[2] - mine[1] >= 1.0
+            await out.stop()
+            await bot.shutdown()
+
+    run(go())
+
+
+def test_prompts_go_before_chatter() -> None:
+    async def go() -> None:
+        async with serving(FakeBotApi()) as api:
+            bot, out, _ = await queue(api, per_second=1.0)
+            for chat in (1, 2, 3):
+                out.send(chat, text(chat, "news"), priority=Priority.CHATTER, label="news")
+            out.send(4, text(4, "your turn"), priority=Priority.PROMPT, label="prompt")
+            out.send(1, text(1, "later news"), priority=Priority.PROMPT, label="after-news")
+            await out.join()
+            labels = [label for _, label in out.stats.log]
+            assert labels[0] == "prompt"
+            # ...but never ahead of an earlier message to the same chat
+            assert labels.index("news") < labels.index("after-news")
+            assert api.texts(1) == ["news", "later news"]
+            await out.stop()
+            await bot.shutdown()
+
+    run(go())
+
+
+def test_gateway_errors_are_retried_and_refused_calls_dropped() -> None:
+    async def go() -> None:
+        async with serving(FakeBotApi()) as api:
+            bot, out, _ = await queue(api)
+            api.fail("sendMessage", times=2, chat_id=21, status=502)
+            api.fail("sendMessage", times=1, chat_id=22, status=400)
+            for i in range(3):
+                for chat in (21, 22):
+                    out.send(chat, text(chat, f"m{i}"), label=f"m{i}")
+            await out.join()
+            assert api.texts(21) == ["m0", "m1", "m2"]  # resent after the 502s, in order
+            assert api.texts(22) == ["m1", "m2"]  # the refused one is dropped, the rest go on
+            assert out.stats.retried_network == 2 and out.stats.failed == 1
+            await out.stop()
+            await bot.shutdown()
+
+    run(go())

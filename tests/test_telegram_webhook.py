@@ -1,0 +1,155 @@
+"""The webhook route: forged updates are refused before anything happens, an
+update is applied before it is acknowledged, and a redelivered `update_id` is
+applied once, also after a restart (through the service's idempotency key)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adapters.store.sqlite_store import SqliteStore
+from tests.fake_telegram import FakeBotApi, Harness, serving
+from tests.store_helpers import FakeClock, run
+
+pytestmark = pytest.mark.telegram
+
+
+def test_a_forged_update_is_refused_with_403(tmp_path: Path) -> None:
+    async def go() -> None:
+        clock = FakeClock()
+        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+            update = h.users.command(1, "Hana", "/new station")
+            assert await h.post(update, secret="wrong") == 403
+            assert await h.post(update, secret="") == 403
+            assert await h.post(update, secret="s3cret-webhook-token-but-longer") == 403
+            await h.tg.outbound.join()
+            assert api.sent("sendMessage") == []
+            assert await store.whereis("tg:1") is None
+            assert await h.post(update) == 200  # the real secret
+            assert await store.whereis("tg:1") is not None
+        await store.close()
+
+    run(go())
+
+
+def test_a_duplicate_update_is_applied_once_also_after_a_restart(tmp_path: Path) -> None:
+    async def go() -> None:
+        clock = FakeClock()
+        path = str(tmp_path / "g.sqlite3")
+        store = SqliteStore(path, clock=clock, synchronous="OFF")
+        async with serving(FakeBotApi()) as api:
+            async with Harness(api, store, clock) as h:
+                await h.command(1, "Hana", "/new station")
+                code = api.texts(1)[-1].split("start=")[1].split()[0]
+                game_id = await store.game_for_code(code)
+                assert game_id is not None
+                join = h.users.command(11, "Ana", f"/join {code}")
+                assert await h.post(join) == 200
+                assert await h.post(join) == 200  # Telegram delivers it again
+                await h.tg.outbound.join()
+                game = await h.service.load(game_id)
+                assert game.players == ("tg:11",) and game.version == 1
+                assert len(api.texts(11)) == 1  # the duplicate was not even answered
+                # a second "new game" delivery returns the first game, no other
+                new = h.users.command(2, "Ivo", "/new traitors")
+                assert await h.post(new) == 200
+                assert await h.post(new) == 200
+            # a restarted worker (no memory of update ids) gets the same update again
+            async with Harness(api, store, clock) as h2:
+                before = len(await store.log(game_id))
+                assert await h2.post(join) == 200
+                await h2.tg.outbound.join()
+                game = await h2.service.load(game_id)
+                assert game.players == ("tg:11",) and game.version == 1
+                assert len(await store.log(game_id)) == before
+                assert await h2.post(new) == 200
+                await h2.tg.outbound.join()
+                codes = {t.split("start=")[1].split()[0] for t in api.texts(2) if "start=" in t}
+                assert len(codes) == 1  # one game for one "new game" update
+        await store.close()
+
+    run(go())
+
+
+def test_an_update_is_stored_before_it_is_acknowledged(tmp_path: Path) -> None:
+    async def go() -> None:
+        clock = FakeClock()
+        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+            await h.command(1, "Hana", "/new station")
+            code = api.texts(1)[-1].split("start=")[1].split()[0]
+            game_id = await store.game_for_code(code)
+            assert game_id is not None
+            join = h.users.command(11, "Ana", f"/join {code}")
+            # no waiting for the outbound queue: the 200 alone means it is stored
+            assert await h.post(join) == 200
+            assert await store.applied(game_id, f"tg:{join['update_id']}") == 1
+            # a handler that fails answers 500, so that Telegram delivers it again
+            await store.close()
+            broken = h.users.command(12, "Bo", f"/join {code}")
+            assert await h.post(broken) == 500
+
+    run(go())
+
+
+def test_polling_feeds_the_same_handlers(tmp_path: Path) -> None:
+    async def go() -> None:
+        import asyncio
+
+        from adapters.telegram.webhook import build, start_polling, stop_polling
+        from bots.service import GameService
+        from tests.fake_telegram import Users
+
+        clock = FakeClock()
+        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        async with serving(FakeBotApi()) as api:
+            application, tg = build(
+                api.token, GameService(store, clock=clock), base_url=api.base_url, polling=True
+            )
+            api.updates.append(Users().command(7, "Pia", "/new resistance"))
+            await start_polling(application, tg)
+            for _ in range(200):
+                if api.texts(7):
+                    break
+                await asyncio.sleep(0.01)
+            await stop_polling(application, tg)
+            assert "start=" in api.texts(7)[0]
+            assert any(c.method == "getUpdates" for c in api.calls)
+            assert await store.whereis("tg:7") is not None
+        await store.close()
+
+    run(go())
+
+
+def test_the_webhook_wiring_comes_from_the_settings(tmp_path: Path) -> None:
+    async def go() -> None:
+        from adapters.telegram.webhook import from_env
+        from bots.service import GameService
+
+        clock = FakeClock()
+        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        async with serving(FakeBotApi()) as api:
+            service = GameService(store, clock=clock)
+            assert from_env(service, {}) is None  # no token: no Telegram
+            wired = from_env(
+                service,
+                {
+                    "TELEGRAM_BOT_TOKEN": api.token,
+                    "TELEGRAM_WEBHOOK_SECRET": "abc",
+                    "PUBLIC_BASE_URL": "https://muldvarp.example/",
+                    "TELEGRAM_API_BASE_URL": api.base_url,
+                },
+            )
+            assert wired is not None
+            await wired.startup()
+            await wired.shutdown()
+            hook = api.sent("setWebhook")
+            assert len(hook) == 1
+            assert hook[0].params["url"] == "https://muldvarp.example/telegram/webhook"
+            assert hook[0].params["secret_token"] == "abc"
+            assert [r.path for r in wired.routes] == ["/telegram/webhook"]
+        await store.close()
+
+    run(go())
