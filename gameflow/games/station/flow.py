@@ -134,7 +134,7 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
     fixed: dict[str, Any] = json.loads(st.fixture).get(str(r), {}) if st.fixture != "{}" else {}
     alive = [s for s in range(n) if not st.dead[s]]
     rng = rng_for(game.seed, f"station/round/{r}")
-    plans = draw_plans(rng, len(alive))
+    plans = draw_plans(rng, len(alive), table=n)
     if "plans" in fixed:
         plans = tuple(Plan(**p) for p in fixed["plans"])
     active = [s for s in alive if not (s == st.out and r == st.out_round)]

@@ -1,0 +1,49 @@
+"""`muldvarp demo`: a whole game in the terminal, no credentials needed."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from bots.demo import run_demo
+from gameflow.core.state import seed_digest
+
+pytestmark = pytest.mark.station
+
+
+def _demo(**kwargs: object) -> tuple[int, str]:
+    out = io.StringIO()
+    code = run_demo(out=out, **kwargs)  # type: ignore[arg-type]
+    return code, out.getvalue()
+
+
+def test_demo_plays_a_whole_game_in_english() -> None:
+    code, text = _demo(players=7, seed="unit", lang="en", delay=0.0)
+    assert code == 0
+    assert "Round 1 of 6" in text
+    assert "[private → " in text
+    assert "Winner: the " in text
+    assert "The loyal crew wins" in text or "The infiltrators win!" in text
+    assert "Seed: unit" in text and seed_digest("unit") in text
+
+
+@pytest.mark.parametrize("lang", ["nb", "sr"])
+def test_demo_runs_in_every_language(lang: str) -> None:
+    code, text = _demo(players=5, seed="lang", lang=lang, delay=0.0)
+    assert code == 0
+    assert seed_digest("lang") in text
+    assert text.count("\n") > 40
+
+
+def test_demo_waits_between_lines_through_its_sleep() -> None:
+    waits: list[float] = []
+    out = io.StringIO()
+    assert run_demo(players=5, seed="slow", lang="en", delay=0.25, out=out, sleep=waits.append) == 0
+    assert waits and set(waits) == {0.25}
+    assert len(waits) == out.getvalue().count("\n")
+
+
+def test_demo_refuses_bad_arguments() -> None:
+    assert _demo(players=4, seed="x", lang="en", delay=0.0)[0] == 2
+    assert _demo(players=7, seed="x", lang="de", delay=0.0)[0] == 2

@@ -1,0 +1,139 @@
+"""The balance simulator, the Station bots and the staffing generator.
+
+The bots must only ever send what the engine accepts, the loyal bots must
+decide from public information alone, the simulator must be reproducible from
+its seed, and the generator must keep the digest's constraints.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gameflow import simulate
+from gameflow.core.rng import rng_for
+from gameflow.games.station import bots
+from gameflow.games.station.staffing import SCALE, draw_plans
+from gameflow.games.station.state import INFILTRATORS, LOYAL, Plan, Station
+
+pytestmark = pytest.mark.station
+
+
+def test_same_seed_same_table() -> None:
+    first = simulate.table([5, 9], 3, "det")
+    again = simulate.table([5, 9], 3, "det")
+    assert first == again
+    other = [simulate.play(9, f"other/{i}") for i in range(3)]
+    assert [simulate.play(9, f"det/9/{i}") for i in range(3)] != other
+
+
+@pytest.mark.parametrize("players", [5, 6, 7, 8, 10, 12, 15])
+def test_bots_only_send_accepted_actions(players: int) -> None:
+    for i in range(3):
+        result = simulate.play(players, f"legal/{players}/{i}")
+        assert result.rejected == 0
+        assert result.illegal == 0
+
+
+def test_small_run_ends_every_game_with_rates_in_range() -> None:
+    rows = simulate.table([5, 11, 15], 5, "small")
+    for row in rows:
+        assert row.games == 5
+        assert 0.0 <= row.low <= row.rate <= row.high <= 1.0
+        assert row.parts >= 0 and row.damage >= 0
+        assert row.rejected == 0
+    for n in (5, 11, 15):
+        result = simulate.play(n, f"ends/{n}")
+        assert result.winner in (LOYAL, INFILTRATORS)
+        assert 1 <= result.rounds <= 8
+
+
+def test_wilson_interval() -> None:
+    low, high = simulate.wilson(50, 100)
+    assert low < 0.5 < high
+    assert high - low == pytest.approx(0.192, abs=0.005)
+    assert simulate.wilson(0, 20)[0] == 0.0
+    assert simulate.wilson(20, 20)[1] == 1.0
+
+
+def test_parse_players() -> None:
+    assert simulate.parse_players("5-7") == [5, 6, 7]
+    assert simulate.parse_players("9") == [9]
+    assert simulate.parse_players("5,8-9") == [5, 8, 9]
+    with pytest.raises(ValueError):
+        simulate.parse_players("3-6")
+
+
+def test_main_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert simulate.main("station", "5-6", 2, "cli") == 0
+    out = capsys.readouterr().out
+    assert "| 5 | 2 |" in out and "| 6 | 2 |" in out
+    assert "total time" in out
+    assert simulate.main("station", "2", 2, "cli") == 2
+    assert simulate.main("chess", "5", 2, "cli") == 2
+
+
+def test_loyal_decisions_use_public_information_only() -> None:
+    """Swap who the infiltrators are: the loyal consensus must not move."""
+    for seed in ("pub/1", "pub/2", "pub/3"):
+        game, _ = simulate.start(8, seed)
+        st: Station = game.rules
+        talk = bots.talk(game)
+        belief = bots.learn(bots.belief(game), game, [])
+        alloc = bots.allocate(game, talk, belief)
+        swapped = game._replace(rules=st._replace(infiltrator=tuple(reversed(st.infiltrator))))
+        assert bots.allocate(swapped, talk, bots.learn(bots.belief(swapped), swapped, [])) == alloc
+        assert bots.suspicion(belief, 8) == bots.suspicion(
+            bots.learn(bots.belief(swapped), swapped, []), 8
+        )
+
+
+def test_belief_marks_a_liar() -> None:
+    """A claim the revealed guard count contradicts makes its speaker an infiltrator."""
+    result_seen = 0
+    for i in range(40):
+        game, _ = simulate.start(9, f"liar/{i}")
+        st: Station = game.rules
+        talk = bots.talk(game, bots.Policy(lie=1.0))
+        liars = [
+            s for s, c in enumerate(talk.claims) if c is not None and c[1] != st.plans[c[0]].guards
+        ]
+        if not liars:
+            continue
+        result_seen += 1
+        assert all(st.infiltrator[s] for s in liars)
+    assert result_seen > 0
+
+
+def test_generator_keeps_the_digest_constraints() -> None:
+    rng = random.Random(7)
+    for living in range(3, 16):
+        for _ in range(300):
+            plans = draw_plans(rng, living)
+            assert len(plans) == 3
+            assert sorted(p.reward for p in plans) == [1, 2, 3]
+            by_reward = sorted(plans, key=lambda p: p.reward)
+            people = [p.outside + p.radio + p.guards for p in by_reward]
+            assert people[0] < people[1] < people[2]
+            for p in plans:
+                assert p.outside >= 1 and p.radio >= 0 and p.guards >= 1
+    orders = {tuple(p.reward for p in draw_plans(rng_for("x", f"o/{i}"), 9)) for i in range(60)}
+    assert len(orders) == 6  # every order of the rewards gets drawn
+    assert set(SCALE) >= set(range(5, 16))
+
+
+def test_scale_follows_the_table_size_counts_follow_the_living() -> None:
+    """A 13-player table that lost a player keeps its 13-player scale."""
+    easy = {n: 0.5 for n in range(5, 16)}
+    hard = {**easy, 13: 2.0}
+    small = [draw_plans(rng_for("t", f"s/{i}"), 12, scale=hard, table=12) for i in range(40)]
+    big = [draw_plans(rng_for("t", f"s/{i}"), 12, scale=hard, table=13) for i in range(40)]
+
+    def need(draws: list[tuple[Plan, ...]]) -> int:
+        return sum(p.outside + p.radio + p.guards for plans in draws for p in plans)
+
+    assert need(big) > need(small)
+    assert draw_plans(rng_for("t", "x"), 12, scale=hard) == draw_plans(
+        rng_for("t", "x"), 12, scale=hard, table=12
+    )
