@@ -81,7 +81,7 @@ def test_a_whole_station_round_by_sms(fake: FakeTwilio) -> None:
         st = game.rules
         assert [c.job for c in st.choices] == ["guard", "outside", "radio", "guard", "guard"]
         assert st.choices[0].sabotage and st.choices[0].partner == 1
-        assert "Choice locked: plan 1, guard, partner Marija, secret action sabotage." in (
+        assert "Choice locked: plan 1, guard, partner: Marija, secret action: sabotage." in (
             w.inbox(PHONES[0])
         )
         # Discussion ends by its deadline; the vote menu arrives with the result.

@@ -111,7 +111,7 @@ def say(game: Game, t: Talk) -> list[Msg]:
         if claim is not None:
             lines.append(
                 msg(
-                    N_("{name} says: my card shows plan {plan} needs {guards} guards."),
+                    N_("{name} says: my card shows plan {plan}, guards needed: {guards}."),
                     name=game.names[s],
                     plan=claim[0] + 1,
                     guards=claim[1],

@@ -171,7 +171,7 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
             seq,
         )
     )
-    card_text = N_("Your card: plan {plan} needs {guards} guards.")
+    card_text = N_("Your card: plan {plan}, guards needed: {guards}.")
     for s in active:
         player = game.players[s]
         p = cards[s]

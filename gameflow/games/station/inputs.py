@@ -137,7 +137,7 @@ _NOBODY = Msg(N_("Nobody"))
 def _locked_text(game: Game, c: Choice) -> Msg:
     partner = game.names[c.partner] if c.partner != NOBODY else _NO_PARTNER
     return Msg(
-        N_("Choice locked: plan {plan}, {job}, partner {partner}, secret action {secret}."),
+        N_("Choice locked: plan {plan}, {job}, partner: {partner}, secret action: {secret}."),
         (
             ("plan", c.plan + 1),
             ("job", _JOB_MSGS[c.job]),
