@@ -19,7 +19,8 @@ def _replay(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     from gameflow.simulate import main as simulate_main
 
-    return simulate_main(args.game, args.players, args.games, args.seed)
+    players = args.players or ("5-10" if args.game == "resistance" else "5-15")
+    return simulate_main(args.game, players, args.games, args.seed)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -49,8 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_replay)
 
     p = sub.add_parser("simulate", help="play many games with scripted bots and report win rates")
-    p.add_argument("game", choices=["station"])
-    p.add_argument("--players", default="5-15", help="a count or a range such as 5-15")
+    p.add_argument("game", choices=["station", "resistance"])
+    p.add_argument(
+        "--players", help="a count or a range such as 5-15 (default: the game's whole range)"
+    )
     p.add_argument("--games", type=int, default=1000, help="games per player count")
     p.add_argument("--seed", default="0", help="seed of the first game")
     p.set_defaults(func=_simulate)

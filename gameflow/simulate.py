@@ -12,6 +12,7 @@ reads the clock once for the total time).
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
@@ -189,13 +190,18 @@ def summarise(players: int, results: Sequence[GameResult]) -> Row:
     )
 
 
-def parse_players(text: str) -> list[int]:
-    """ "5-15", "7" or "5,7,9" -> the player counts."""
+def _counts(text: str) -> list[int]:
     counts: list[int] = []
     for part in text.split(","):
         lo, _, hi = part.strip().partition("-")
         first = int(lo)
         counts.extend(range(first, int(hi) + 1) if hi else [first])
+    return counts
+
+
+def parse_players(text: str) -> list[int]:
+    """ "5-15", "7" or "5,7,9" -> the player counts."""
+    counts = _counts(text)
     if not counts or min(counts) < 5 or max(counts) > 15:
         raise ValueError("Station takes 5 to 15 players")
     return counts
@@ -214,12 +220,50 @@ def format_table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def resistance_table(counts: Sequence[int], games: int, seed: str) -> str:
+    """The spies' win rate with Resistance's simple bots, per player count
+    (plot cards on and off). No target: the figure is reported, not tuned."""
+    from gameflow.games.resistance.bots import spy_win_rates
+
+    base = int(seed) if seed.isdigit() else zlib.crc32(seed.encode("utf-8"))
+    lines = [
+        "| players | games | plot cards | spy win % | 95% CI |",
+        "|---:|---:|---|---:|---|",
+    ]
+    for plots in (True, False):
+        rates = spy_win_rates(counts, games, base, {"plot_cards": plots})
+        for n in counts:
+            wins = round(rates[n] * games)
+            low, high = wilson(wins, games)
+            lines.append(
+                f"| {n} | {games} | {'on' if plots else 'off'} | {100 * rates[n]:.1f} | "
+                f"{100 * low:.1f}–{100 * high:.1f} |"
+            )
+    return "\n".join(lines)
+
+
 def main(game: str, players: str, games: int, seed: str) -> int:
     """The CLI: print the table and the total time. Exit 2 on bad arguments."""
     import time  # the one clock read, for the report line; the games never see it
 
+    if game == "resistance":
+        try:
+            counts = [int(x) for x in _counts(players)]
+        except ValueError as exc:
+            print(f"simulate: {exc}")
+            return 2
+        if not counts or min(counts) < 5 or max(counts) > 10 or games < 1:
+            print("simulate: Resistance takes 5 to 10 players and at least one game")
+            return 2
+        began = time.perf_counter()
+        print(resistance_table(counts, games, seed))
+        print(
+            f"\n{games} games per player count, seed {seed!r}; "
+            f"total time {time.perf_counter() - began:.1f} s"
+        )
+        return 0
     if game != "station":
-        print(f"simulate: only station has bots so far, not {game!r}")
+        print(f"simulate: no bots for {game!r}")
         return 2
     try:
         counts = parse_players(players)

@@ -137,3 +137,22 @@ def test_scale_follows_the_table_size_counts_follow_the_living() -> None:
     assert draw_plans(rng_for("t", "x"), 12, scale=hard) == draw_plans(
         rng_for("t", "x"), 12, scale=hard, table=12
     )
+
+
+@pytest.mark.resistance
+def test_simulate_resistance_reports_spy_win_rates(capsys: pytest.CaptureFixture[str]) -> None:
+    from gameflow.simulate import main
+
+    assert main("resistance", "5-6", 6, "3") == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| 5 ") or line.startswith("| 6 ")]
+    assert len(rows) == 4  # 5 and 6 players, plot cards on and off
+    for row in rows:
+        rate = float(row.split("|")[4])
+        assert 0.0 <= rate <= 100.0
+    assert main("resistance", "4-6", 6, "3") == 2  # outside the seed's table
+    assert "5 to 10 players" in capsys.readouterr().out
+    main("resistance", "5", 4, "7")
+    first = capsys.readouterr().out.split("\n\n")[0]
+    main("resistance", "5", 4, "7")
+    assert capsys.readouterr().out.split("\n\n")[0] == first  # deterministic
