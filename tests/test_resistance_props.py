@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_resistance_rules import HOST, T0, Driver, players
+from resistance_helpers import HOST, T0, Driver, players
 
 from gameflow.core import actions as A
 from gameflow.core.codec import decode_game, encode_game
