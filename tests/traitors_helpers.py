@@ -1,0 +1,65 @@
+"""Helpers for the Traitors tests: short scripts played through
+`gameflow.replay.run` (the same path as `python -m gameflow replay`) with a fixed
+deal: ana and bo are the traitors among six players unless a test says otherwise.
+`adv` ends the current phase as its deadline would; `to_table` runs the mission
+and the shield room."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gameflow.core.state import Game
+from gameflow.games.traitors.state import Traitors
+from gameflow.replay import record, run
+
+P6 = ["ana", "bo", "cy", "dag", "eli", "fia"]
+ROLES = {"ana": "traitor", "bo": "traitor"}
+adv: dict[str, Any] = {"do": "advance"}
+to_table = [adv, adv]
+
+
+def script(
+    steps: list[dict[str, Any]],
+    *,
+    players: list[str] | None = None,
+    roles: dict[str, str] | None = None,
+    days: dict[str, Any] | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    opts = {"pacing": "fast", "missions": "host", "dagger": True, "recruit": True}
+    opts.update(options)
+    return {
+        "game": "traitors",
+        "players": players or P6,
+        "seed": 5,
+        "options": opts,
+        "setup": {"roles": ROLES if roles is None else roles, "days": days or {}},
+        "steps": steps,
+    }
+
+
+def play(steps: list[dict[str, Any]], **kw: Any) -> tuple[Game, dict[str, Any]]:
+    game, rejected = run(script(steps, **kw))
+    return game, record(game, rejected)
+
+
+def votes(table: dict[str, str], **extra: Any) -> list[dict[str, Any]]:
+    out = []
+    for p, q in table.items():
+        step: dict[str, Any] = {"as": p, "do": "vote", "for": q}
+        step.update(extra.get(p, {}))
+        out.append(step)
+    return out
+
+
+def codes(rec: dict[str, Any]) -> list[str]:
+    return [r["code"] for r in rec["rejected"]]
+
+
+def st(game: Game) -> Traitors:
+    rules: Traitors = game.rules
+    return rules
+
+
+BANISH_DAG = votes({"ana": "dag", "bo": "dag", "cy": "dag", "eli": "dag"})
+BANISH_BO = votes({"ana": "cy", "cy": "bo", "dag": "bo", "eli": "bo", "fia": "bo"})
