@@ -24,6 +24,11 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if args.tv:
+        from bots.live_demo import run_live_demo
+
+        step = args.delay or 1.0
+        return run_live_demo(args.players, args.seed, args.lang, step, args.port)
     from bots.demo import run_demo
 
     return run_demo(players=args.players, seed=args.seed, lang=args.lang, delay=args.delay)
@@ -65,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", default="demo")
     p.add_argument("--lang", choices=["nb", "sr", "en"], default="en")
     p.add_argument("--delay", type=float, default=0.0, help="seconds to wait between events")
+    p.add_argument(
+        "--tv",
+        action="store_true",
+        help="play through the real service and store and serve the TV page live on localhost",
+    )
+    p.add_argument("--port", type=int, default=8088, help="the TV page's port with --tv")
     p.set_defaults(func=_demo)
 
     p = sub.add_parser("export", help="write a stored game as a game script (JSON) on stdout")

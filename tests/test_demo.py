@@ -7,7 +7,7 @@ import io
 import pytest
 
 from bots.demo import run_demo
-from gameflow.core.state import seed_digest
+from gameflow.core.state import Game, seed_digest
 
 pytestmark = pytest.mark.station
 
@@ -47,3 +47,42 @@ def test_demo_waits_between_lines_through_its_sleep() -> None:
 def test_demo_refuses_bad_arguments() -> None:
     assert _demo(players=4, seed="x", lang="en", delay=0.0)[0] == 2
     assert _demo(players=7, seed="x", lang="de", delay=0.0)[0] == 2
+
+
+@pytest.mark.station
+def test_live_demo_plays_through_the_service_and_serves_the_tv_page() -> None:
+    import asyncio
+    import socket
+
+    import httpx
+
+    from bots.live_demo import play_live
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    pages: list[str] = []
+    said: list[str] = []
+
+    async def fetch(url: str) -> None:
+        async with httpx.AsyncClient() as client:
+            pages.append((await client.get(url)).text)
+
+    async def main() -> Game:
+        tasks: list[asyncio.Task[None]] = []
+        game = await play_live(
+            6,
+            "live-test",
+            "nb",
+            step=0.002,
+            port=port,
+            say=said.append,
+            on_url=lambda url: tasks.append(asyncio.get_running_loop().create_task(fetch(url))),
+        )
+        await asyncio.gather(*tasks)
+        return game
+
+    game = asyncio.run(main())
+    assert game.over is True and game.winner in ("loyal", "infiltrators")
+    assert (pages and "Stasjon" in pages[0]) or "Station" in pages[0]
+    assert any("TV" in line for line in said) and any("live-test" in line for line in said)
