@@ -164,7 +164,7 @@ def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | R
     ):
         ended = rules.end_phase(new, now)
         return Accepted(ended.state, result.events + ended.events)
-    return Accepted(new, result.events)
+    return result if new is result.state else Accepted(new, result.events)
 
 
 # -- core actions -----------------------------------------------------------------
