@@ -117,6 +117,9 @@ def test_a_finished_game_leaves_the_directories_and_expires(make_store: Any) -> 
             await store.bind("p1", "g1", "p1")
             await store.bind("p2", "g2", "p2")
             await store.set_tv("hash1", "g1")
+            await store.set_attr("g1", "tg:group", "-100123")
+            await store.set_attr("nowhere", "tg:group", "-1")  # no such game: not kept
+            assert await store.get_attr("nowhere", "tg:group") is None
             started, e1 = step(game, A.Start(HOST), T0)
             await store.commit("g1", game.version, started, e1)
             ended, e2 = step(started, A.End(HOST), T0 + 1)
@@ -131,11 +134,14 @@ def test_a_finished_game_leaves_the_directories_and_expires(make_store: Any) -> 
             assert await store.whereis("p1") is None
             assert await store.whereis("p2") == ("g2", "p2")
             assert await store.game_for_tv("hash1") == "g1"  # the page shows the result ...
+            assert await store.get_attr("g1", "tg:group") == "-100123"  # ... and attrs live on
+            assert await store.get_attr("g1", "other") is None
             assert await store.load("g1") == ended
             await asyncio.sleep(0.7)
             assert await store.load("g1") is None  # ... until the game expires
             assert await store.log("g1") == []
             assert await store.game_for_tv("hash1") is None
+            assert await store.get_attr("g1", "tg:group") is None  # gone with the game
             assert await store.load("g2") is not None
 
     run(go())

@@ -137,6 +137,15 @@ class GameStore(Protocol):
 
     async def game_for_tv(self, token_hash: str) -> str | None: ...
 
+    async def set_attr(self, game_id: str, name: str, value: str) -> None:
+        """A channel's own small fact about a game (e.g. the Telegram group it was
+        created in), kept exactly as long as the game itself."""
+        ...
+
+    async def get_attr(self, game_id: str, name: str) -> str | None:
+        """The fact stored by `set_attr`; None if unset or the game is gone."""
+        ...
+
     async def active_games(self) -> list[str]:
         """Games not finished yet (sorted), for the scheduler to re-arm."""
         ...

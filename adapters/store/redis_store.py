@@ -9,7 +9,7 @@ the games' slots; they are derived data, updated after the commit and
 repairable from the games (`finish`).
 
 Keys, under `prefix` (default "muldvarp:"):
-  {g:ID}          hash: version, snapshot, initial, code, tv
+  {g:ID}          hash: version, snapshot, initial, code, tv, attr:NAME
   {g:ID}:log      list of JSON log entries
   {g:ID}:who      set of identities bound to the game (unbound when it ends)
   {g:ID}:k:KEY    idempotency key -> version it produced (TTL dedupe_ttl)
@@ -244,6 +244,17 @@ class RedisStore:
     async def set_tv(self, token_hash: str, game_id: str) -> None:
         await self.client.set(self._g("tv:" + token_hash), game_id)
         await self.client.hset(self._game(game_id), "tv", token_hash)
+
+    async def set_attr(self, game_id: str, name: str, value: str) -> None:
+        # A field of the game's own hash: it expires with the game, same slot.
+        # Only for a stored game: a hash made here would never expire.
+        key = self._game(game_id)
+        if await self.client.exists(key):
+            await self.client.hset(key, "attr:" + name, value)
+
+    async def get_attr(self, game_id: str, name: str) -> str | None:
+        value = await self.client.hget(self._game(game_id), "attr:" + name)
+        return None if value is None else str(value)
 
     async def game_for_tv(self, token_hash: str) -> str | None:
         game_id = await self.client.get(self._g("tv:" + token_hash))

@@ -54,6 +54,9 @@ CREATE TABLE IF NOT EXISTS codes (code TEXT PRIMARY KEY, game TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS who (identity TEXT PRIMARY KEY, game TEXT NOT NULL, player TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS who_game ON who (game);
 CREATE TABLE IF NOT EXISTS tv (hash TEXT PRIMARY KEY, game TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS attrs (
+  game TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (game, name)
+);
 """
 
 
@@ -299,6 +302,25 @@ class SqliteStore:
             "INSERT OR REPLACE INTO tv (hash, game) VALUES (?, ?)", token_hash, game_id
         )
 
+    async def set_attr(self, game_id: str, name: str, value: str) -> None:
+        await self._exec(
+            "INSERT OR REPLACE INTO attrs (game, name, value) VALUES (?, ?, ?)",
+            game_id,
+            name,
+            value,
+        )
+
+    async def get_attr(self, game_id: str, name: str) -> str | None:
+        def go(db: sqlite3.Connection) -> str | None:
+            if self._live(db, game_id) is None:
+                return None  # kept exactly as long as its game
+            row = db.execute(
+                "SELECT value FROM attrs WHERE game = ? AND name = ?", (game_id, name)
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._run(go)
+
     async def game_for_tv(self, token_hash: str) -> str | None:
         def go(db: sqlite3.Connection) -> str | None:
             row = db.execute("SELECT game FROM tv WHERE hash = ?", (token_hash,)).fetchone()
@@ -358,5 +380,6 @@ def _delete_game(db: sqlite3.Connection, game_id: str) -> None:
         "DELETE FROM codes WHERE game = ?",
         "DELETE FROM who WHERE game = ?",
         "DELETE FROM tv WHERE game = ?",
+        "DELETE FROM attrs WHERE game = ?",
     ):
         db.execute(sql, (game_id,))

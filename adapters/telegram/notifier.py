@@ -62,8 +62,7 @@ def chat_of(player: str | None) -> int | None:
         return None
 
 
-def group_key(game_id: str) -> str:
-    return f"tg:group:{game_id}"
+GROUP_ATTR = "tg:group"  # the store attribute: the group chat a game was created in
 
 
 @dataclass(slots=True)
@@ -98,13 +97,14 @@ class TelegramNotifier:
     # -- directory -----------------------------------------------------------------
 
     async def set_group(self, game_id: str, chat_id: int) -> None:
-        stored = await self.store.claim(group_key(game_id), str(chat_id))
-        self._groups[game_id] = int(stored) if stored else None
+        # Kept as long as the game (a 12-day campaign included), in every worker.
+        await self.store.set_attr(game_id, GROUP_ATTR, str(chat_id))
+        self._groups[game_id] = chat_id
 
     async def group_of(self, game_id: str) -> int | None:
-        if game_id not in self._groups:
-            # claim() doubles as a read: "" marks "no group" for good.
-            stored = await self.store.claim(group_key(game_id), "")
+        if self._groups.get(game_id) is None:
+            # Not cached as absent: another worker may have set it since.
+            stored = await self.store.get_attr(game_id, GROUP_ATTR)
             self._groups[game_id] = int(stored) if stored else None
         return self._groups[game_id]
 
