@@ -74,9 +74,10 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
     """Everything `player` (or the host) may do now, game actions first."""
     specs: list[ActionSpec] = []
     seq = game.phase.seq
-    hosted = player == game.host and bool(getattr(rules_for(game.kind), "host_kinds", ()))
+    rules = rules_for(game.kind)
+    hosted = player == game.host and bool(rules.host_kinds)
     if game.running and (game.seat(player) >= 0 or hosted):
-        specs.extend(rules_for(game.kind).legal(game, player))
+        specs.extend(rules.legal(game, player))
     if game.phase.name == LOBBY:
         if game.seat(player) >= 0:
             specs.append(ActionSpec(A.Leave.kind, seq))
@@ -145,9 +146,7 @@ def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | R
     rules = rules_for(game.kind)
     # A game may accept some of its own actions from the host (game master); it
     # lists their kinds in `host_kinds`. Host inputs never auto-advance a phase.
-    if seat < 0 and not (
-        action.by == game.host and action.kind in getattr(rules, "host_kinds", ())
-    ):
+    if seat < 0 and not (action.by == game.host and action.kind in rules.host_kinds):
         return reject("not_in_game", N_("You are not playing in this game."))
     result = rules.act(game, action, now)
     if isinstance(result, Rejected):
@@ -365,10 +364,9 @@ def _deadline(game: Game, action: A.Action, now: float) -> Accepted[Game] | Reje
     missed = list(game.missed)
     reports: list[Event] = []
     # Where who is awaited is itself a secret (Traitors' night: only traitors
-    # vote), a game lists `secret_awaiting(game) -> True` and misses go uncounted,
-    # so neither the host's counts nor its reports can point at anyone.
-    secret = getattr(rules, "secret_awaiting", None)
-    counted = () if secret is not None and secret(game) else rules.awaiting(game)
+    # vote), misses go uncounted, so neither the host's counts nor its reports
+    # can point at anyone.
+    counted = () if rules.secret_awaiting(game) else rules.awaiting(game)
     for seat in counted:
         missed[seat] += 1
         if missed[seat] == MISSES_REPORTED:

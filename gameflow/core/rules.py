@@ -20,6 +20,9 @@ class Rules(Protocol):
     kind: str
     min_players: int
     max_players: int
+    # Kinds of the game's own actions the host (game master) may send; the
+    # engine lets them through from the host, and they never auto-advance.
+    host_kinds: tuple[str, ...]
 
     def default_options(self) -> dict[str, Any]:
         """Options and their defaults; the host may change them in the lobby."""
@@ -43,6 +46,11 @@ class Rules(Protocol):
 
     def expected(self, game: Game) -> tuple[int, ...]:
         """Seats that owed an input in this phase at all (active players)."""
+        ...
+
+    def secret_awaiting(self, game: Game) -> bool:
+        """Whether who is awaited is itself a secret now (Traitors' night): then
+        missed deadlines go uncounted and unreported."""
         ...
 
     def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:

@@ -25,6 +25,7 @@ class ResistanceRules:
     kind = "resistance"
     min_players = 5
     max_players = 10
+    host_kinds: tuple[str, ...] = ()  # no game-master actions
 
     def default_options(self) -> dict[str, Any]:
         return {
@@ -69,6 +70,9 @@ class ResistanceRules:
 
     def expected(self, game: Game) -> tuple[int, ...]:
         return inputs.expected(game)
+
+    def secret_awaiting(self, game: Game) -> bool:
+        return False  # who is awaited is never a secret here
 
     def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:
         return inputs.legal(game, player)

@@ -25,6 +25,7 @@ class StationRules:
     kind = "station"
     min_players = 5
     max_players = 15
+    host_kinds: tuple[str, ...] = ()  # no game-master actions
 
     def default_options(self) -> dict[str, Any]:
         return {
@@ -57,6 +58,9 @@ class StationRules:
 
     def expected(self, game: Game) -> tuple[int, ...]:
         return inputs.expected(game)
+
+    def secret_awaiting(self, game: Game) -> bool:
+        return False  # who is awaited is never a secret here
 
     def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:
         return inputs.legal(game, player)
