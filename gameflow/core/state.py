@@ -91,6 +91,23 @@ def replace_at(record: T, index: int, value: Any) -> T:
     return tuple.__new__(type(record), (*record[:index], value, *record[index + 1 :]))
 
 
+_INDEX: dict[type, dict[str, int]] = {}
+
+
+def update(record: T, **changes: Any) -> T:
+    """`record._replace(**changes)` several times faster for wide records (the
+    30-field game states are copied on every input); `replace_at` is faster
+    still for one field at a known index."""
+    cls = type(record)
+    index = _INDEX.get(cls)
+    if index is None:
+        index = _INDEX[cls] = {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]
+    values = list(record)
+    for name, value in changes.items():
+        values[index[name]] = value
+    return tuple.__new__(cls, values)
+
+
 def with_version(game: Game, version: int) -> Game:
     """`game._replace(version=version)`, several times cheaper: it runs after
     every accepted action. `version` is the sixth field."""

@@ -15,7 +15,7 @@ from gameflow.core.events import Event, Kind, announce, prompt, tell
 from gameflow.core.phases import enter, over
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rng import rng_for
-from gameflow.core.state import Game
+from gameflow.core.state import Game, update
 from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.resistance.cards import (
     CARDS,
@@ -46,7 +46,6 @@ from gameflow.games.resistance.state import (
     MissionRecord,
     Resistance,
     TeamVote,
-    update,
 )
 from gameflow.games.resistance.texts import NO_ONE, card_name, mission_card, team_msg
 

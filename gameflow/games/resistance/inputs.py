@@ -12,7 +12,7 @@ from __future__ import annotations
 from gameflow.core.events import Event, Kind, announce, tell
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.result import Accepted, Rejected, reject
-from gameflow.core.state import Game
+from gameflow.core.state import Game, update
 from gameflow.core.text import N_, msg
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 from gameflow.games.resistance.cards import (
@@ -28,7 +28,6 @@ from gameflow.games.resistance.state import (
     SUCCESS,
     TEAM_VOTE,
     Resistance,
-    update,
 )
 from gameflow.games.resistance.texts import mission_card, vote_msg
 

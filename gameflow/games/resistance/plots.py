@@ -21,7 +21,7 @@ from __future__ import annotations
 from gameflow.core.events import Event, Kind, announce, prompt, tell
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rng import rng_for
-from gameflow.core.state import Game
+from gameflow.core.state import Game, update
 from gameflow.core.text import N_, msg
 from gameflow.games.resistance.actions import Give, Play
 from gameflow.games.resistance.cards import (
@@ -46,7 +46,6 @@ from gameflow.games.resistance.state import (
     Held,
     PlotUse,
     Resistance,
-    update,
 )
 from gameflow.games.resistance.texts import card_name, team_msg, team_of
 

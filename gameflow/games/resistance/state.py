@@ -8,7 +8,7 @@ the player it belongs to.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple
 
 RESISTANCE = "resistance"
 SPIES = "spies"
@@ -20,25 +20,6 @@ MISSION = "mission"
 
 SUCCESS = "success"
 FAIL = "fail"
-
-T = TypeVar("T", bound=tuple[Any, ...])
-_INDEX: dict[type, dict[str, int]] = {}
-
-
-def update(record: T, **changes: Any) -> T:
-    """`record._replace(**changes)` several times faster for wide records: the
-    hot paths (a vote, a mission card) copy the 30-field `Resistance` and the
-    `Game` once each per action, and `_replace` goes through keyword lookups
-    for every field."""
-    cls = type(record)
-    index = _INDEX.get(cls)
-    if index is None:
-        index = _INDEX[cls] = {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]
-    values = list(record)
-    for name, value in changes.items():
-        values[index[name]] = value
-    return tuple.__new__(cls, values)
-
 
 NOBODY = -1
 MISSIONS = 5
