@@ -68,6 +68,8 @@ def export_script(initial: Game, entries: Sequence[Mapping[str, Any]]) -> dict[s
         "version": started if start_at is not None else None,
         "steps": [],
     }
+    if live.zone:
+        script["zone"] = [list(pair) for pair in live.zone]
     if start_at is None:
         return script  # still in the lobby: nothing happened that a script can hold
     replica, _ = setup_game(script)

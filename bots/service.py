@@ -37,11 +37,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from adapters import zones
 from adapters.store.base import CommitResult, GameStore, Status
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
 from gameflow.core.events import Event
-from gameflow.core.result import Rejected
+from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.replay import parse_step, step_of
 
@@ -215,7 +216,12 @@ class GameService:
             if game is None:
                 game = await self.load(game_id)
             now = self.clock()
-            result = apply(game, action, now)
+            ready = zones.prepare(game, action, now)  # a start gets the zone table
+            if isinstance(ready, Rejected):
+                result: Accepted[Game] | Rejected = ready
+                ready = action
+            else:
+                result = apply(game, ready, now)
             if isinstance(result, Rejected):
                 if not fresh:
                     continue  # maybe refused only because our copy is behind: reload
@@ -224,7 +230,7 @@ class GameService:
                     return Outcome(game, duplicate=True, attempts=attempt)
                 return Outcome(game, rejected=result, attempts=attempt)
             new = result.state
-            entry = log_entry(game, action, now, key)
+            entry = log_entry(game, ready, now, key)
             done = await self.store.commit(game_id, game.version, new, entry, key)
             if done.status is Status.DUPLICATE and own and done.version == new.version:
                 done = CommitResult(Status.OK, new.version)  # it was this very commit

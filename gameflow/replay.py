@@ -83,6 +83,8 @@ def step_of(game: Game, action: A.Action) -> dict[str, Any]:
                 lobby[key] = getattr(action, attr)
             if isinstance(action, A.SetOption):
                 lobby["value"] = action.value
+            if isinstance(action, A.Start) and action.zone:
+                lobby["zone"] = [list(pair) for pair in action.zone]
             return lobby
     step = rules_for(game.kind).step_of(action)
     if step is None:
@@ -100,12 +102,33 @@ def _lobby_action(do: str, step: Mapping[str, Any]) -> A.Action:
         if not isinstance(name, str):
             raise ValueError("set_option needs a name")
         return A.SetOption(by, step.get("phase"), name, step.get("value"))
+    if cls is A.Start:
+        return A.Start(by, step.get("phase"), zone_of(step.get("zone", ())))
     if key is None:
         return cls(by, step.get("phase"))
     value = step.get(key)
     if not isinstance(value, str):
         raise ValueError(f"a {do} step needs {key!r}")
     return cls(by, step.get("phase"), value)  # type: ignore[call-arg]
+
+
+def zone_of(value: Any) -> tuple[tuple[float, float], ...]:
+    """A start step's (or script's) `"zone"`: [[from_instant, utc_offset], ...]
+    in time order (see gameflow.core.clock); ValueError if malformed."""
+    if not isinstance(value, list | tuple):
+        raise ValueError("zone is a list of [instant, offset] pairs")
+    pairs: list[tuple[float, float]] = []
+    for pair in value:
+        if (
+            not isinstance(pair, list | tuple)
+            or len(pair) != 2
+            or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in pair)
+        ):
+            raise ValueError("zone is a list of [instant, offset] pairs")
+        pairs.append((float(pair[0]), float(pair[1])))
+    if pairs != sorted(pairs):
+        raise ValueError("zone entries must be in time order")
+    return tuple(pairs)
 
 
 def advance_when_ready(game: Game, now: float) -> Accepted[Game] | Rejected:
@@ -161,7 +184,11 @@ def setup_game(script: Mapping[str, Any], *, auto_advance: bool = False) -> tupl
         if isinstance(result, Rejected):
             raise ScriptError(f"player {p!r}: {render(result.message, 'en')}")
         game = result.state
-    result = apply(game, A.Start(HOST), now)
+    try:
+        zone = zone_of(script.get("zone", ()))  # exports: the game's time zone table
+    except ValueError as exc:
+        raise ScriptError(str(exc)) from exc
+    result = apply(game, A.Start(HOST, None, zone), now)
     if isinstance(result, Rejected):
         raise ScriptError(render(result.message, "en"))
     version = script.get("version")  # exports: the live game's version after its start

@@ -22,7 +22,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from typing import NamedTuple
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 MAX_DAYS = 400  # bounds every search: a campaign lasts weeks, never years
 
@@ -119,3 +119,32 @@ def calendar(tz_name: str, quiet: str | None = None) -> Calendar:
 
 def utc(t: float) -> datetime:
     return datetime.fromtimestamp(t, UTC)
+
+
+def _offset(tz: ZoneInfo, t: float) -> float:
+    delta = datetime.fromtimestamp(t, tz).utcoffset()
+    return delta.total_seconds() if delta is not None else 0.0
+
+
+def zone_table(tz_name: str, start: float, days: int = MAX_DAYS) -> tuple[tuple[float, float], ...]:
+    """The UTC offsets of zone `tz_name` from `start` for `days` days, as the
+    core's `Zone` table: `(from_instant, offset)` pairs, the first at `start`,
+    then one per switch, found to the second. This is how a campaign's clock
+    times reach the pure core (gameflow.core.clock); ValueError for an unknown zone."""
+    try:
+        tz = ZoneInfo(tz_name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown time zone: {tz_name!r}") from exc
+    table = [(float(start), _offset(tz, start))]
+    step = 6 * 3600.0  # switches are months apart; each found by bisection
+    t, end = float(start), float(start) + days * 86_400.0
+    while t < end:
+        nxt = min(t + step, end)
+        if _offset(tz, nxt) != table[-1][1]:
+            lo, hi = t, nxt  # the switch lies in (lo, hi]: bisect to the second
+            while hi - lo > 1.0:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if _offset(tz, mid) == table[-1][1] else (lo, mid)
+            table.append((hi, _offset(tz, hi)))
+        t = nxt
+    return tuple(table)

@@ -69,19 +69,15 @@ def calendar_of(game: Game, policy: Policy) -> Calendar | None:
 def fire_time(game: Game, policy: Policy) -> float | None:
     """When the current phase's deadline should be submitted, or None if it has none.
 
-    Live games: the state's deadline. Campaigns: the state's deadline snapped to
-    the wall clock (a phase that ends at 07:00 ends at 07:00 local time on the
-    night the clocks go back, an hour after the state's deadline); never earlier
-    than the state's deadline, which the core would refuse as not yet due.
+    Always the state's deadline: campaign deadlines are already calendar instants
+    in the game's time zone (the core computes them from the zone table it got
+    with the start, see gameflow.core.clock), so a night that ends at 07:00 ends
+    at 07:00 local time on the nights the clocks change, too.
     """
     phase = game.phase
     if not game.running or phase.paused or phase.deadline is None:
         return None
-    cal = calendar_of(game, policy) if is_campaign(game) else None
-    if cal is None:
-        return phase.deadline
-    snapped = cal.wall_clock_add(phase.started, phase.deadline - phase.started)
-    return max(phase.deadline, snapped)
+    return phase.deadline
 
 
 def deadline_job_id(game_id: str, seq: int) -> str:

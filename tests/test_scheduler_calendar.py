@@ -1,5 +1,5 @@
 """Campaign calendars: DST-correct clock times in Europe/Oslo, quiet hours, morning
-reminders, and campaign deadlines snapped to the wall clock.
+reminders, the zone table the core gets, and campaign deadlines fired as the state has them.
 
 Oslo's 2026 switches: spring forward on 29 March (02:00 CET -> 03:00 CEST), fall
 back on 25 October (03:00 CEST -> 02:00 CET).
@@ -17,7 +17,9 @@ import time_machine
 from test_scheduler import Rig, run, station
 
 from gameflow.core.state import Game
-from scheduler.calendar import calendar, parse_clock, parse_quiet
+from gameflow.core.clock import at as clock_at
+from gameflow.core.clock import local_day
+from scheduler.calendar import calendar, parse_clock, parse_quiet, zone_table
 from scheduler.plan import DEADLINE, REMINDER, Policy, fire_time, plan
 
 pytestmark = pytest.mark.scheduler
@@ -153,9 +155,11 @@ def autumn_clock() -> Iterator[time_machine.Coordinates]:
 
 
 def test_an_autumn_night_ends_at_seven_local_time(autumn_clock: time_machine.Coordinates) -> None:
+    """The core puts the night's end at 07:00 CET (11.5 real hours on the night
+    the clocks go back); the scheduler fires exactly then, reminding an hour before."""
     started = oslo(2026, 10, 24, 20, 30)
-    night = campaign(started, started + 10.5 * H)  # as the core computes it: 10.5 h
-    assert local(night.phase.deadline or 0) == "10-25 06:00 CET"
+    night = campaign(started, oslo(2026, 10, 25, 7, 0))
+    assert night.phase.deadline == started + 11.5 * H
     assert local(fire_time(night, Policy()) or 0) == "10-25 07:00 CET"
 
     async def body(rig: Rig) -> None:
@@ -172,14 +176,23 @@ def test_an_autumn_night_ends_at_seven_local_time(autumn_clock: time_machine.Coo
     run(autumn_clock, body, night)
 
 
-def test_a_spring_night_cannot_end_before_the_states_deadline() -> None:
-    """The core computes campaign phases as fixed durations and refuses a deadline
-    before the state's, so on the spring-forward night the scheduler can only fire
-    at the state's deadline (08:00 CEST instead of 07:00). Reported to the lead."""
-    started = oslo(2026, 3, 28, 20, 30)
-    night = campaign(started, started + 10.5 * H)
-    assert local(night.phase.deadline or 0) == "03-29 08:00 CEST"
-    assert fire_time(night, Policy()) == night.phase.deadline
+def test_the_zone_table_gives_the_core_the_same_clock_times_as_zoneinfo() -> None:
+    start = oslo(2026, 1, 1, 0, 0)
+    table = zone_table("Europe/Oslo", start)
+    assert [(local(t), off / H) for t, off in table][:3] == [
+        ("01-01 00:00 CET", 1.0),
+        ("03-29 03:00 CEST", 2.0),
+        ("10-25 02:00 CET", 1.0),
+    ]
+    for day in range(0, 365, 3):
+        for hh, mm in ((0, 0), (2, 30), (7, 0), (8, 0), (23, 59)):
+            d = date(2026, 1, 1).toordinal() + day
+            expected = datetime.combine(date.fromordinal(d), time(hh, mm)).replace(tzinfo=OSLO)
+            got = clock_at(table, d, hh * H + mm * 60)
+            assert got == expected.timestamp(), (date.fromordinal(d), hh, mm)
+            assert local_day(table, got) == expected.date().toordinal()
+    with pytest.raises(ValueError, match="unknown time zone"):
+        zone_table("Mars/Olympus_Mons", start)
 
 
 def test_a_bad_zone_or_clock_falls_back_to_the_states_deadline() -> None:

@@ -10,7 +10,6 @@ import pytest
 from traitors_helpers import (
     BANISH_DAG,
     P6,
-    ROLES,
     adv,
     codes,
     play,
@@ -24,9 +23,8 @@ from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, view
 from gameflow.core.events import Kind
 from gameflow.core.result import Accepted, Rejected
-from gameflow.core.state import HOST_VIEW, Game
+from gameflow.core.state import HOST_VIEW
 from gameflow.games.traitors import TRAITORS, gm_view, relay
-from gameflow.games.traitors.actions import Vote
 from gameflow.games.traitors.options import traitor_count
 from gameflow.replay import replay_text, setup_game
 
@@ -46,44 +44,6 @@ def test_drawn_deal_tells_the_traitors_each_other() -> None:
     for p in traitors:
         assert view(game, p)["you"]["traitors"] == traitors
     assert all("traitors" not in view(game, p)["you"] for p in P6 if p not in traitors)
-
-
-def test_campaign_pacing_runs_on_the_digest_schedule() -> None:
-    game, t = setup_game(
-        {"game": "traitors", "players": P6, "seed": 3, "options": {}, "setup": {"roles": ROLES}}
-    )
-    hour = 3600.0
-
-    def early(g: Game, at: float) -> Game:
-        res = apply(g, A.Advance("host", g.phase.seq), at)
-        assert isinstance(res, Accepted), res
-        return res.state
-
-    assert game.phase.name == "mission"
-    assert game.phase.deadline == t + 9 * hour  # 08:00 -> 17:00
-    game = early(game, t + 1 * hour)
-    assert game.phase.name == "shield_room"
-    assert game.phase.deadline == t + 11 * hour  # until 19:00, whenever it opened
-    game = early(game, t + 2 * hour)
-    assert game.phase.deadline == t + 12.5 * hour  # round table until 20:30
-    for p, q in (
-        ("ana", "dag"),
-        ("bo", "dag"),
-        ("cy", "dag"),
-        ("dag", "ana"),
-        ("eli", "dag"),
-        ("fia", "dag"),
-    ):
-        game = apply(game, Vote(p, None, q), t + 3 * hour).state  # type: ignore[union-attr]
-    game = early(game, t + 3 * hour)
-    assert game.phase.name == "night"
-    assert game.phase.deadline == t + 23 * hour  # until 07:00
-    res = apply(game, A.Deadline(None, game.phase.seq), t + 23 * hour)
-    assert isinstance(res, Accepted)
-    game = res.state
-    assert (game.phase.name, game.phase.round) == ("mission", 2)
-    assert game.phase.deadline == t + 33 * hour  # day 2, 17:00
-    assert any(e.kind == Kind.TIMER and e.at == t + 33 * hour for e in res.events)
 
 
 def test_fast_pacing_uses_minutes() -> None:

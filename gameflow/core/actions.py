@@ -55,7 +55,12 @@ class SetLanguage(Action):
 
 @dataclass(frozen=True, slots=True)
 class Start(Action):
+    """The host starts the game. `zone` is the game's time zone as a table of
+    UTC offsets (see gameflow.core.clock), filled in by the service for games
+    scheduled by the calendar; empty means UTC."""
+
     kind: ClassVar[str] = "start"
+    zone: tuple[tuple[float, float], ...] = ()
 
 
 # -- host controls and time ----------------------------------------------------

@@ -19,7 +19,16 @@ from gameflow.core.legal import ActionSpec, Field
 from gameflow.core.phases import over, rearm
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rules import rules_for
-from gameflow.core.state import HOST_VIEW, LOBBY, OVER, Game, Phase, seed_digest, with_version
+from gameflow.core.state import (
+    HOST_VIEW,
+    LOBBY,
+    OVER,
+    Game,
+    Phase,
+    seed_digest,
+    update,
+    with_version,
+)
 from gameflow.core.text import N_, msg
 
 LANGUAGES = ("nb", "sr", "en")
@@ -274,6 +283,8 @@ def _start(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejecte
             max=rules.max_players,
             count=n,
         )
+    if isinstance(action, A.Start) and action.zone:
+        game = update(game, zone=action.zone)
     return rules.start(game, now)
 
 

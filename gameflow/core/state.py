@@ -57,6 +57,9 @@ class Game(NamedTuple):
     rules: Any = None  # the game module's own state
     winner: str | None = None
     ended_by_host: bool = False
+    # The game's time zone as UTC offsets from the start on (gameflow.core.clock),
+    # given with the host's start: the core reads no time-zone database.
+    zone: tuple[tuple[float, float], ...] = ()
 
     @property
     def over(self) -> bool:

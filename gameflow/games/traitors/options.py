@@ -3,10 +3,14 @@
 Two pacings. `campaign` is the original's: one round per real day, with the
 digest's default schedule in the game's time zone (breakfast 08:00, mission until
 17:00, shield room 17:00, round table 19:00–20:30, night 21:00–07:00, answers
-07:00–08:00). The schedule is kept as clock times (options the host may change)
-and turned into phase *durations* here, because the core never reads a clock or
-a time-zone database: the scheduler arms the absolute deadlines that the phases
-carry, and may later snap them to the calendar. `fast` pacing gives every phase a
+07:00–08:00). The schedule is kept as clock times (options the host may change);
+every campaign deadline is the calendar instant of its clock time on the current
+day, in the game's time zone. The core reads no time-zone database, so the zone
+arrives as a table of UTC offsets with the host's start (`gameflow.core.clock`;
+the service fills it in from the `timezone` option), and a daily 08:00 stays
+08:00 across daylight-saving switches. In a campaign, phases keep their clock
+times even when everyone has answered early (`campaign_auto_advance`, default
+off; the host can always advance). `fast` pacing gives every phase a
 few minutes for a one-evening game.
 """
 
@@ -14,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gameflow.core.clock import at as clock_at
+from gameflow.core.clock import local_day
 from gameflow.core.state import Game
 from gameflow.games.traitors.state import (
     ANSWER,
@@ -50,6 +56,8 @@ DEFAULTS: dict[str, Any] = {
     "campaign_answer": "07:00",
     "campaign_revote": 600.0,
     "campaign_end_vote": 1800.0,
+    "campaign_first_mission": 3600.0,  # a later start moves day 1 to the next day
+    "campaign_auto_advance": False,  # phases keep their clock times (host: /advance)
     "fast_mission": 300.0,
     "fast_shield_room": 60.0,
     "fast_roundtable": 300.0,
@@ -62,6 +70,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 MIN_PHASE = 300.0  # a calendar-anchored phase never gets less than this
+MAX_SKIP = 400  # days a pause may skip: bounds the search (a campaign lasts weeks)
 
 
 def traitor_count(players: int) -> int:
@@ -113,42 +122,60 @@ def durations(game: Game) -> tuple[tuple[str, float], ...]:
 
 
 def ends(game: Game) -> tuple[tuple[str, float], ...]:
-    """Campaign pacing: when each phase ends, in seconds after the day's breakfast.
-    Anchoring every deadline to the day keeps the days on the calendar even when
-    a phase ends early (everyone voted) or late (a tie re-vote)."""
+    """Campaign pacing: the clock time (seconds after local midnight) at which
+    each phase ends. Anchoring every deadline to the day's calendar keeps the days
+    on their clock times even when a phase ends early (the host advanced) or late
+    (a tie re-vote), and across daylight-saving switches."""
     if game.option("pacing") != "campaign":
         return ()
     o = game.option
-    breakfast = o("campaign_breakfast")
     return (
-        (MISSION, _between(breakfast, o("campaign_shield_room"))),
-        (SHIELD_ROOM, _between(breakfast, o("campaign_roundtable"))),
-        (ROUNDTABLE, _between(breakfast, o("campaign_roundtable_end"))),
-        (NIGHT, _between(breakfast, o("campaign_answer"))),
-        (ANSWER, DAY),
+        (MISSION, clock(o("campaign_shield_room"))),
+        (SHIELD_ROOM, clock(o("campaign_roundtable"))),
+        (ROUNDTABLE, clock(o("campaign_roundtable_end"))),
+        (NIGHT, clock(o("campaign_answer"))),
+        (ANSWER, clock(o("campaign_breakfast"))),
     )
 
 
+def _end_at(config: Config, day: int, phase: str) -> float:
+    """The instant `phase` of the day whose breakfast is on date `day` ends: on
+    that date, or the next one for a clock time at or before breakfast (07:00)."""
+    seconds = dict(config.ends)[phase]
+    wrap = 1 if seconds <= config.breakfast else 0
+    return clock_at(config.zone, day + wrap, seconds)
+
+
 def phase_seconds(st: Traitors, phase: str, now: float) -> float:
-    """How long `phase`, entered at `now`, lasts: anchored to the day's breakfast
-    in campaign pacing (never under MIN_PHASE), a fixed duration otherwise."""
-    for name, offset in st.config.ends:
-        if name == phase:
-            return max(MIN_PHASE, st.anchor + offset - now)
-    return st.config.seconds(phase)
+    """How long `phase`, entered at `now`, lasts: until its clock time on the
+    current day's calendar in campaign pacing (never under MIN_PHASE), a fixed
+    duration otherwise (and for the re-vote and end vote, which have no clock time)."""
+    config = st.config
+    if config.ends and phase in dict(config.ends):
+        day = local_day(config.zone, st.anchor)
+        return max(MIN_PHASE, _end_at(config, day, phase) - now)
+    return config.seconds(phase)
 
 
 def next_anchor(st: Traitors, now: float) -> float:
-    """The breakfast time of the day starting now: day 1 starts when the game
-    starts; each later day 24 hours after the previous one (a day lost to a long
-    pause is skipped rather than squeezed)."""
-    if not st.anchor or not st.config.ends:
+    """The breakfast instant of the day starting now (campaign pacing). Day 1
+    is the calendar day of the start if its mission still has at least
+    `first_mission` seconds before the shield room, else the next day (the roles
+    are dealt at once and the first mission simply runs longer). Each later day
+    is the next calendar day; a day lost to a long pause is skipped rather than
+    squeezed. Fast pacing has no calendar: the day starts now."""
+    config = st.config
+    if not config.ends:
         return now
-    anchor = st.anchor + DAY
-    mission_end = dict(st.config.ends)[MISSION]
-    while anchor + mission_end - now < MIN_PHASE:
-        anchor += DAY
-    return anchor
+    if st.anchor:
+        day, least = local_day(config.zone, st.anchor) + 1, MIN_PHASE
+    else:
+        day, least = local_day(config.zone, now), config.first_mission
+    for _ in range(MAX_SKIP):
+        if _end_at(config, day, MISSION) - now >= least:
+            break
+        day += 1
+    return clock_at(config.zone, day, config.breakfast)
 
 
 def config_for(game: Game) -> Config:
@@ -167,5 +194,8 @@ def config_for(game: Game) -> Config:
         death_list_size=max(1, int(game.option("death_list_size"))),
         durations=durations(game),
         ends=ends(game),
+        breakfast=clock(game.option("campaign_breakfast")),
+        first_mission=float(game.option("campaign_first_mission")),
+        zone=game.zone,
         plea_seconds=float(game.option("plea_seconds")),
     )

@@ -53,7 +53,10 @@ class Config(NamedTuple):
     death_list_size: int
     durations: tuple[tuple[str, float], ...]
     plea_seconds: float
-    ends: tuple[tuple[str, float], ...] = ()  # campaign: phase end after breakfast
+    ends: tuple[tuple[str, float], ...] = ()  # campaign: each phase's end clock time
+    breakfast: float = 0.0  # campaign: breakfast clock time (seconds after midnight)
+    first_mission: float = 3600.0  # campaign: day 1's least mission time
+    zone: tuple[tuple[float, float], ...] = ()  # the game's UTC offsets (core.clock)
     tempt_last_day: int = 9
     force_last_day: int = 10
 

@@ -1,0 +1,50 @@
+"""A game's time zone, from its `timezone` option to the core's offset table.
+
+The pure core schedules campaign days by clock times but reads no time-zone
+database (a replay must not depend on the machine's tzdata), so the service
+hands it the zone as data: when the host starts a game that has a `timezone`
+option, the start carries the zone's UTC offsets from now on
+(`scheduler.calendar.zone_table`), and they are logged with it. A zone name the
+machine does not know is refused when the host sets it, with a clear reply,
+rather than discovered at the start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gameflow.core import actions as A
+from gameflow.core.result import Rejected, reject
+from gameflow.core.state import Game
+from gameflow.core.text import N_
+from scheduler.calendar import zone_table
+
+OPTION = "timezone"
+
+
+def prepare(game: Game, action: A.Action, now: float) -> A.Action | Rejected:
+    """`action` ready for the core: a start gets the zone table of the game's
+    `timezone` option; setting an unknown zone is refused."""
+    if isinstance(action, A.SetOption) and action.name == OPTION:
+        if not isinstance(action.value, str) or not _known(action.value):
+            return reject(
+                "unknown_timezone",
+                N_(
+                    "Unknown time zone {zone}. Use a name such as Europe/Oslo, Europe/Belgrade or UTC."
+                ),
+                zone=str(action.value),
+            )
+        return action
+    if isinstance(action, A.Start) and not action.zone and game.phase.name == "lobby":
+        name = game.option(OPTION)
+        if isinstance(name, str) and _known(name):
+            return replace(action, zone=zone_table(name, now))
+    return action
+
+
+def _known(name: str) -> bool:
+    try:
+        zone_table(name, 0.0, 1)
+    except ValueError:
+        return False
+    return True
