@@ -1,0 +1,149 @@
+"""The package as deploy/Dockerfile installs it: built as a wheel from the four
+package folders, installed somewhere else, and run from there.
+
+The Docker image can't be built on the test machine (no container engine, and
+its base image comes from a registry we don't reach), so this checks the part
+of the image that is ours: the wheel must carry every file the product reads at
+run time (the .po catalogs, the TV page's templates and static files, the hero
+cards), and the installed `muldvarp` must play a game and serve its ASGI app
+(`/healthz`, `/metrics`, the TV page's static files) with nothing from the
+checkout on its path. The dependencies come from the test environment.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.deploy
+
+ROOT = Path(__file__).resolve().parents[1]
+SKIP = shutil.ignore_patterns(
+    ".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache",
+    ".ruff_cache", "build", "dist", "*.egg-info", "data", "tests", "bench", "docs",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from a copy of the tree (the build writes into its source
+    folder) and installed, without dependencies, into a folder of its own."""
+    work = tmp_path_factory.mktemp("pkg")
+    src = work / "src"
+    shutil.copytree(ROOT, src, ignore=SKIP)
+    wheels = work / "wheels"
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(src)],
+        check=True,
+        cwd=work,
+    )
+    (wheel,) = wheels.glob("muldvarp-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for lang in ("nb", "sr", "en"):
+        for domain in (
+            "core",
+            "station",
+            "resistance",
+            "traitors",
+            "chat",
+            "tv",
+            "telegram",
+            "sms",
+        ):
+            assert f"gameflow/i18n/locales/{lang}/LC_MESSAGES/{domain}.po" in names
+        assert f"gameflow/games/resistance/heroes/heroes_{lang}.txt" in names
+    for page in (ROOT / "adapters/tv/templates").iterdir():
+        assert f"adapters/tv/templates/{page.name}" in names
+    assert {"adapters/tv/static/tv.css", "adapters/tv/static/tv.js"} <= names
+    site = work / "site"
+    subprocess.run([*pip, "install", "--no-deps", "--target", str(site), str(wheel)], check=True)
+    return site
+
+
+def _env(site: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "TWILIO_"))}
+    env.pop("REDIS_URL", None)
+    env.update(PYTHONPATH=str(site), PYTHONSAFEPATH="1", **extra)
+    return env
+
+
+def test_the_installed_package_runs_without_the_checkout(installed: Path, tmp_path: Path) -> None:
+    where = subprocess.run(
+        [sys.executable, "-c", "import bots, gameflow; print(bots.__file__, gameflow.__file__)"],
+        env=_env(installed),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert where.count(str(installed)) == 2, where
+    demo = subprocess.run(
+        [
+            str(installed / "bin" / "muldvarp"),
+            "demo",
+            "--players",
+            "5",
+            "--seed",
+            "pkg",
+            "--lang",
+            "nb",
+        ],
+        env=_env(installed),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert demo.returncode == 0, demo.stderr
+    assert "Runde 1" in demo.stdout  # the Norwegian catalog was found in the package
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_the_installed_serve_answers_and_stops_cleanly(installed: Path, tmp_path: Path) -> None:
+    port = _port()
+    env = _env(installed, MULDVARP_PORT=str(port), DATA_DIR=str(tmp_path / "data"))
+    proc = subprocess.Popen(
+        [str(installed / "bin" / "muldvarp"), "serve"],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None, proc.communicate()[0]
+            assert time.monotonic() < deadline, "serve did not come up"
+            time.sleep(0.2)
+        assert "muldvarp" in httpx.get(f"{base}/metrics", timeout=5).text
+        css = httpx.get(f"{base}/tv/static/tv.css", timeout=5)
+        assert css.status_code == 200 and len(css.text) > 100
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=30)[0]
+    # uvicorn drains, shuts the app down, then re-raises the signal it caught.
+    assert proc.returncode in (0, -signal.SIGTERM), out
+    assert "Application shutdown complete" in out
