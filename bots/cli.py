@@ -19,7 +19,8 @@ def _replay(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     from gameflow.simulate import main as simulate_main
 
-    players = args.players or ("5-10" if args.game == "resistance" else "5-15")
+    default = {"resistance": "5-10", "traitors": "6,8,10,12,16,20,24"}
+    players = args.players or default.get(args.game, "5-15")
     return simulate_main(args.game, players, args.games, args.seed)
 
 
@@ -55,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_replay)
 
     p = sub.add_parser("simulate", help="play many games with scripted bots and report win rates")
-    p.add_argument("game", choices=["station", "resistance"])
+    p.add_argument("game", choices=["station", "resistance", "traitors"])
     p.add_argument(
         "--players", help="a count or a range such as 5-15 (default: the game's whole range)"
     )

@@ -242,6 +242,27 @@ def resistance_table(counts: Sequence[int], games: int, seed: str) -> str:
     return "\n".join(lines)
 
 
+def traitors_table(counts: Sequence[int], games: int, seed: str) -> tuple[str, int]:
+    """The traitors' win rate with the Traitors' simple bots, per table size,
+    with the mean last day and pot; and the bot actions the engine refused."""
+    from gameflow.games.traitors.bots import traitor_win_rates
+
+    lines = [
+        "| players | games | traitor win % | 95% CI | mean last day | mean pot |",
+        "|---:|---:|---:|---|---:|---:|",
+    ]
+    refused = 0
+    for n, rows in traitor_win_rates(counts, games, seed).items():
+        wins = sum(1 for r in rows if r.winner == "traitors")
+        low, high = wilson(wins, games)
+        refused += sum(r.refused for r in rows)
+        lines.append(
+            f"| {n} | {games} | {100 * wins / games:.1f} | {100 * low:.1f}–{100 * high:.1f} | "
+            f"{sum(r.day for r in rows) / games:.1f} | {sum(r.pot for r in rows) / games:.0f} |"
+        )
+    return "\n".join(lines), refused
+
+
 def main(game: str, players: str, games: int, seed: str) -> int:
     """The CLI: print the table and the total time. Exit 2 on bad arguments."""
     import time  # the one clock read, for the report line; the games never see it
@@ -262,6 +283,23 @@ def main(game: str, players: str, games: int, seed: str) -> int:
             f"total time {time.perf_counter() - began:.1f} s"
         )
         return 0
+    if game == "traitors":
+        try:
+            counts = [int(x) for x in _counts(players or "6-24")]
+        except ValueError as exc:
+            print(f"simulate: {exc}")
+            return 2
+        if not counts or min(counts) < 6 or max(counts) > 24 or games < 1:
+            print("simulate: Traitors takes 6 to 24 players and at least one game")
+            return 2
+        began = time.perf_counter()
+        text, refused = traitors_table(counts, games, seed)
+        print(text)
+        print(
+            f"\n{games} games per player count, seed {seed!r}; "
+            f"bot actions refused: {refused}; total time {time.perf_counter() - began:.1f} s"
+        )
+        return 1 if refused else 0
     if game != "station":
         print(f"simulate: no bots for {game!r}")
         return 2
