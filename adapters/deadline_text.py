@@ -1,0 +1,57 @@
+"""When a question closes, in words a player reads at a glance.
+
+A prompt or a reminder says how long the player has: in a one-evening game
+"Time left: 5 minutes"; in a campaign the clock time in the game's time zone,
+"Answer by 17:00", "Answer by tomorrow, 07:00" or "Answer by Monday 17:00", since
+a deadline hours away is read against the day, not counted down. Both chat
+channels use it, so Telegram and SMS say the same. Babel formats the clock
+times and durations for nb, sr (Latin) and en (24-hour, as the games are played
+in Europe).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from babel.dates import format_date, format_time, format_timedelta
+
+from gameflow.core.state import Game
+from gameflow.core.text import N_, msg
+from gameflow.i18n import render
+
+LOCALES = {"nb": "nb", "sr": "sr_Latn", "en": "en_GB"}
+CLOCK_AFTER = 3 * 3600.0  # a deadline further away than this is told as a clock time
+
+
+def _zone(game: Game) -> ZoneInfo:
+    name = game.option("timezone")
+    try:
+        return ZoneInfo(str(name)) if name else ZoneInfo("UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def until(game: Game, lang: str, now: float) -> str | None:
+    """The line telling when the current phase's question closes, or None when
+    there is no running deadline (lobby, paused, over)."""
+    deadline = game.phase.deadline
+    if not game.running or game.phase.paused or deadline is None:
+        return None
+    locale = LOCALES.get(lang, "en_GB")
+    left = max(0.0, deadline - now)
+    campaign = game.option("pacing") == "campaign"
+    if not campaign or left < CLOCK_AFTER:
+        span = format_timedelta(timedelta(seconds=max(left, 60.0)), threshold=1, locale=locale)
+        return render(msg(N_("Time left: {left}."), left=span), lang)
+    tz = _zone(game)
+    at = datetime.fromtimestamp(deadline, tz)
+    today = datetime.fromtimestamp(now, tz).date()
+    clock = format_time(at, "HH:mm", locale=locale)
+    days = (at.date() - today).days
+    if days == 0:
+        return render(msg(N_("Answer by {time}."), time=clock), lang)
+    if days == 1:
+        return render(msg(N_("Answer by tomorrow, {time}."), time=clock), lang)
+    day = format_date(at.date(), "EEEE", locale=locale)
+    return render(msg(N_("Answer by {day} {time}."), day=day, time=clock), lang)

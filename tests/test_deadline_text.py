@@ -1,0 +1,77 @@
+"""The "answer by" line of prompts and reminders: a countdown in a one-evening
+game, a clock time of the game's time zone in a campaign, in nb, sr and en."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from traitors_helpers import P6, ROLES
+
+from adapters.deadline_text import until
+from gameflow.core import actions as A
+from gameflow.core.engine import apply
+from gameflow.core.result import Accepted
+from gameflow.core.state import Game
+from gameflow.replay import setup_game
+from scheduler.calendar import zone_table
+
+pytestmark = pytest.mark.traitors
+
+OSLO = ZoneInfo("Europe/Oslo")
+
+
+def oslo(*args: int) -> float:
+    return datetime(*args, tzinfo=OSLO).timestamp()  # type: ignore[misc]
+
+
+def game_at(start: float, **options: Any) -> Game:
+    script = {
+        "game": "traitors",
+        "players": P6,
+        "seed": 1,
+        "options": {"missions": "host", **options},
+        "setup": {"roles": ROLES},
+        "at": start,
+        "zone": [list(p) for p in zone_table("Europe/Oslo", start)],
+    }
+    return setup_game(script)[0]
+
+
+def test_a_fast_game_counts_down() -> None:
+    game = game_at(oslo(2026, 6, 1, 20, 0), pacing="fast")
+    now = game.phase.started
+    assert until(game, "en", now) == "Time left: 5 minutes."
+    assert until(game, "nb", now) == "Tid igjen: 5 minutter."
+    assert until(game, "sr", now) == "Preostalo vreme: 5 minuta."
+    assert until(game, "en", now + 290) == "Time left: 1 minute."
+
+
+def test_a_campaign_names_the_clock_time_in_the_games_zone() -> None:
+    game = game_at(oslo(2026, 6, 1, 7, 30), pacing="campaign")
+    assert until(game, "en", oslo(2026, 6, 1, 8, 0)) == "Answer by 17:00."
+    assert until(game, "nb", oslo(2026, 6, 1, 8, 0)) == "Svar innen 17:00."
+    assert until(game, "en", oslo(2026, 6, 1, 15, 0)) == "Time left: 2 hours."
+    night = game
+    for _ in range(3):
+        result = apply(night, A.Deadline(None, night.phase.seq), night.phase.deadline or 0.0)
+        assert isinstance(result, Accepted)
+        night = result.state
+    assert night.phase.name == "night"
+    assert until(night, "en", oslo(2026, 6, 1, 20, 30)) == "Answer by tomorrow, 07:00."
+    assert until(night, "sr", oslo(2026, 6, 1, 20, 30)) == "Odgovorite do sutra u 07:00."
+
+
+def test_a_deadline_days_away_names_the_weekday() -> None:
+    game = game_at(oslo(2026, 6, 1, 7, 30), pacing="campaign")
+    assert until(game, "en", oslo(2026, 5, 30, 12, 0)) == "Answer by Monday 17:00."
+    assert until(game, "nb", oslo(2026, 5, 30, 12, 0)) == "Svar innen mandag kl. 17:00."
+
+
+def test_no_line_without_a_running_deadline() -> None:
+    game = game_at(oslo(2026, 6, 1, 7, 30), pacing="fast")
+    paused = apply(game, A.Pause("host"), game.phase.started)
+    assert isinstance(paused, Accepted)
+    assert until(paused.state, "en", game.phase.started) is None
