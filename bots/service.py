@@ -144,6 +144,16 @@ class GameService:
             raise GameNotFound(game_id)
         return game
 
+    async def current(self, game_id: str) -> tuple[Game, bool]:
+        """This process's last copy of the game (no round trip, no decoding) and
+        False, else the stored state and True. A copy may be behind another
+        worker's commit: good for checking a button or drawing a view, never
+        for deciding (`submit` applies to the stored state)."""
+        game = self._cache.get(game_id)
+        if game is not None:
+            return game, False
+        return await self.load(game_id), True
+
     async def create_game(
         self,
         kind: str,

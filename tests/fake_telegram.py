@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -345,15 +346,16 @@ class Harness:
     """The real adapter (PTB Application, webhook route, outbound queue, game
     service on the embedded store) against a running `FakeBotApi`."""
 
-    def __init__(self, api: FakeBotApi, store: Any, clock: Any) -> None:
+    def __init__(self, api: FakeBotApi, store: Any, clock: Any, users: Users | None = None) -> None:
         self.api = api
         self.store = store
         self.clock = clock
         self.time = VirtualTime()
-        self.users = Users()
+        # Share one `Users` between instances of the bot (a restart, a second
+        # worker), or their update ids collide and read as redeliveries.
+        self.users = Users() if users is None else users
 
     async def __aenter__(self) -> Harness:
-        import httpx
         from starlette.applications import Starlette as App
 
         from adapters.telegram.webhook import build, routes, start
@@ -377,17 +379,27 @@ class Harness:
         self.http = httpx.AsyncClient(
             transport=httpx.ASGITransport(app=asgi), base_url="http://muldvarp.test"
         )
+        self.telegram = httpx.AsyncClient()  # Telegram's own calls for the bot
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         from adapters.telegram.webhook import stop
 
         await self.http.aclose()
+        await self.telegram.aclose()
         await stop(self.application, self.tg)
 
     async def post(self, update: dict[str, Any], secret: str = SECRET) -> int:
+        """POST one update as Telegram does, and like Telegram make the Bot API
+        call a 200 may carry (`{"method": ..., params}`) on the bot's behalf."""
         headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
         response = await self.http.post("/telegram/webhook", json=update, headers=headers)
+        if response.status_code == 200 and response.content:
+            params = response.json()
+            method = params.pop("method")
+            url = f"{self.api.base_url}{self.api.token}/{method}"
+            done = await self.telegram.post(url, json=params)
+            assert done.json()["ok"], done.text
         return response.status_code
 
     async def send(self, update: dict[str, Any]) -> None:

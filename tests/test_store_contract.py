@@ -184,6 +184,37 @@ def test_identities(make_store: Any) -> None:
     run(go())
 
 
+def test_an_attribute_swap_is_compare_and_set(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store() as store:
+            await store.create(lobby(5))
+            assert await store.swap_attr("g1", "n", "0", "1") is False  # not set yet
+            assert await store.get_attr("g1", "n") is None
+            assert await store.swap_attr("g1", "n", None, "0") is True
+            assert await store.swap_attr("g1", "n", None, "9") is False  # set by now
+            assert await store.swap_attr("g1", "n", "5", "9") is False  # holds another
+            assert await store.get_attr("g1", "n") == "0"
+            assert await store.swap_attr("nowhere", "n", None, "1") is False
+            assert await store.get_attr("nowhere", "n") is None
+
+            # Forty writers at once, each read-change-swap until its swap holds:
+            # no increment is lost to another's.
+            async def increment() -> int:
+                tries = 0
+                while True:
+                    tries += 1
+                    old = await store.get_attr("g1", "n")
+                    assert old is not None
+                    if await store.swap_attr("g1", "n", old, str(int(old) + 1)):
+                        return tries
+
+            tries = await asyncio.gather(*(increment() for _ in range(40)))
+            assert await store.get_attr("g1", "n") == "40"
+            assert max(tries) > 1  # they did collide, and retried
+
+    run(go())
+
+
 def test_tv_tokens_and_global_claims(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from adapters.store.sqlite_store import SqliteStore
-from tests.fake_telegram import FakeBotApi, Harness, serving
+from tests.fake_telegram import SECRET, FakeBotApi, Harness, serving
 from tests.store_helpers import FakeClock, run
 
 pytestmark = pytest.mark.telegram
@@ -90,6 +90,30 @@ def test_an_update_is_stored_before_it_is_acknowledged(tmp_path: Path) -> None:
             await store.close()
             broken = h.users.command(12, "Bo", f"/join {code}")
             assert await h.post(broken) == 500
+
+    run(go())
+
+
+def test_a_button_press_is_answered_in_the_webhook_reply(tmp_path: Path) -> None:
+    async def go() -> None:
+        clock = FakeClock()
+        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+            message = {"message_id": 5, "date": 0, "chat": {"id": 11, "type": "private"}}
+            press = h.users.press(11, "Ana", message, "a|nogame|3|0|vote||")
+            headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+            reply = await h.http.post("/telegram/webhook", json=press, headers=headers)
+            assert reply.status_code == 200
+            assert reply.json() == {
+                "method": "answerCallbackQuery",
+                "callback_query_id": press["callback_query"]["id"],
+                "text": "Det spørsmålet er allerede avsluttet.",  # no game: the default, nb
+            }
+            await h.tg.outbound.join()
+            # the bot itself made no call (getMe is the start's): Telegram makes it
+            assert [c.method for c in api.calls] == ["getMe"]
+            assert h.tg.answers == {}
+        await store.close()
 
     run(go())
 

@@ -146,6 +146,14 @@ class GameStore(Protocol):
         """The fact stored by `set_attr`; None if unset or the game is gone."""
         ...
 
+    async def swap_attr(self, game_id: str, name: str, old: str | None, new: str) -> bool:
+        """Atomically set attribute `name` to `new` only if it still holds `old`
+        (None: only if unset); False, changing nothing, if it holds something
+        else or there is no such game. A channel's small state that several
+        workers update (read, change, swap, and read again on False) never
+        loses one worker's change to another's."""
+        ...
+
     async def active_games(self) -> list[str]:
         """Games not finished yet (sorted), for the scheduler to re-arm."""
         ...

@@ -71,6 +71,17 @@ if redis.call('PTTL', KEYS[2]) == -1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]
 return 1
 """
 
+# KEYS: game hash. ARGV: field, expect unset ('1'/'0'), expected value, new value
+_SWAP_ATTR = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[2] == '1' then
+  if cur then return 0 end
+elseif cur ~= ARGV[3] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+return 1
+"""
+
 _DELETE_IF = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -110,6 +121,7 @@ class RedisStore:
         self._expire = client.register_script(_EXPIRE_GAME)
         self._delete_if = client.register_script(_DELETE_IF)
         self._unbind = client.register_script(_UNBIND)
+        self._swap_attr = client.register_script(_SWAP_ATTR)
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> RedisStore:
@@ -228,8 +240,12 @@ class RedisStore:
         await self._delete_if(keys=[self._g("code:" + code)], args=[game_id])
 
     async def bind(self, identity: str, game_id: str, player: str) -> None:
-        await self.client.set(self._g("who:" + identity), json.dumps([game_id, player]))
-        await self.client.sadd(self._game(game_id) + ":who", identity)
+        # One round trip instead of two (every join pays it). Not a transaction:
+        # the two keys live in different slots of a Redis Cluster.
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.set(self._g("who:" + identity), json.dumps([game_id, player]))
+            pipe.sadd(self._game(game_id) + ":who", identity)
+            await pipe.execute()
 
     async def whereis(self, identity: str) -> tuple[str, str] | None:
         value = await self.client.get(self._g("who:" + identity))
@@ -255,6 +271,10 @@ class RedisStore:
     async def get_attr(self, game_id: str, name: str) -> str | None:
         value = await self.client.hget(self._game(game_id), "attr:" + name)
         return None if value is None else str(value)
+
+    async def swap_attr(self, game_id: str, name: str, old: str | None, new: str) -> bool:
+        args = ["attr:" + name, "1" if old is None else "0", old or "", new]
+        return bool(await self._swap_attr(keys=[self._game(game_id)], args=args))
 
     async def game_for_tv(self, token_hash: str) -> str | None:
         game_id = await self.client.get(self._g("tv:" + token_hash))

@@ -321,6 +321,24 @@ class SqliteStore:
 
         return await self._run(go)
 
+    async def swap_attr(self, game_id: str, name: str, old: str | None, new: str) -> bool:
+        def go(db: sqlite3.Connection) -> bool:
+            with _tx(db):
+                if self._live(db, game_id) is None:
+                    return False
+                row = db.execute(
+                    "SELECT value FROM attrs WHERE game = ? AND name = ?", (game_id, name)
+                ).fetchone()
+                if (None if row is None else str(row[0])) != old:
+                    return False
+                db.execute(
+                    "INSERT OR REPLACE INTO attrs (game, name, value) VALUES (?, ?, ?)",
+                    (game_id, name, new),
+                )
+                return True
+
+        return await self._run(go)
+
     async def game_for_tv(self, token_hash: str) -> str | None:
         def go(db: sqlite3.Connection) -> str | None:
             row = db.execute("SELECT game FROM tv WHERE hash = ?", (token_hash,)).fetchone()

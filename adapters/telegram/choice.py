@@ -6,15 +6,22 @@ edited at every tap; once sent, the message shows the locked choice. Every step'
 options come from `legal()`: the draft holds only values, and each tap is checked
 against the legal spec again before it is taken.
 
-The draft is kept here, in memory, keyed by (chat, message): it is not game
-state (nothing happened in the game until «Send valget»), the core never sees
-it, and after a restart a half-filled draft simply starts again from its first
-step (its buttons still name their phase, so nothing stale can be sent).
+A draft is no game state (nothing happened in the game until «Send valget»)
+and the core never sees it, but it must survive a restart and be shared by
+every worker (a press may reach any of them): it lives in the game store as
+the game's attribute `tg:draft:<seat>` (one open draft per seat, JSON, gone
+with the game). A step is read, change, `swap_attr`: if another press changed
+the draft in between (two quick taps on a team's names, handled by two
+workers), the swap fails and the step is taken again on the newer draft, so
+neither tap is lost. The last few update ids a draft took are kept in it, so a
+press Telegram delivers twice (after a crash, to another worker) is taken once.
+A draft names the message it belongs to and the phase it was drawn in: a press
+in another message or phase starts a fresh one.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +46,8 @@ from gameflow.i18n import render
 from gameflow.replay import parse_step
 
 Key = tuple[int, int]  # (chat id, message id)
+DRAFT_ATTR = "tg:draft:"  # + seat (-1: the game master)
+KEEP_PRESSES = 8  # update ids remembered per draft, against redelivery
 
 
 @dataclass(slots=True)
@@ -49,29 +58,54 @@ class Draft:
     kind: str
     values: dict[str, Any] = field(default_factory=dict)  # a list for a multi field
     done: set[str] = field(default_factory=set)  # multi fields the player closed
+    chat: int = 0
+    message: int = 0
+    presses: list[int] = field(default_factory=list)  # the last update ids taken
+
+    def belongs(self, key: Key, seq: int, kind: str) -> bool:
+        return (self.chat, self.message) == key and self.seq == seq and self.kind == kind
+
+    def took(self, update_id: int) -> None:
+        self.presses = [*self.presses, update_id][-KEEP_PRESSES:]
+
+    def dumps(self) -> str:
+        data = {
+            "g": self.game_id,
+            "q": self.seq,
+            "s": self.seat,
+            "k": self.kind,
+            "v": self.values,
+            "d": sorted(self.done),
+            "c": self.chat,
+            "m": self.message,
+            "u": self.presses,
+        }
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def loads(cls, text: str | None) -> Draft | None:
+        """The draft stored as `text`, or None (unset, or not a draft of ours)."""
+        if not text:
+            return None
+        try:
+            d = json.loads(text)
+            return cls(
+                str(d["g"]),
+                int(d["q"]),
+                int(d["s"]),
+                str(d["k"]),
+                dict(d["v"]),
+                set(d["d"]),
+                int(d["c"]),
+                int(d["m"]),
+                [int(u) for u in d["u"]],
+            )
+        except (ValueError, KeyError, TypeError):
+            return None
 
 
-class Drafts:
-    """Drafts in memory, the oldest forgotten first beyond `limit`."""
-
-    def __init__(self, limit: int = 10_000) -> None:
-        self.limit = limit
-        self._drafts: OrderedDict[Key, Draft] = OrderedDict()
-
-    def get(self, key: Key) -> Draft | None:
-        return self._drafts.get(key)
-
-    def put(self, key: Key, draft: Draft) -> None:
-        self._drafts[key] = draft
-        self._drafts.move_to_end(key)
-        while len(self._drafts) > self.limit:
-            self._drafts.popitem(last=False)
-
-    def drop(self, key: Key) -> None:
-        self._drafts.pop(key, None)
-
-    def __len__(self) -> int:
-        return len(self._drafts)
+def draft_attr(seat: int) -> str:
+    return f"{DRAFT_ATTR}{seat}"
 
 
 def fixed(f: Field) -> bool:

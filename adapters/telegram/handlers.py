@@ -2,13 +2,12 @@
 
 Every input goes through `GameService.submit` with the update's id as its
 idempotency key (`tg:<update_id>`), so a redelivered update is never applied
-twice. Replies and edits are queued on the outbound queue; only callback-query
-answers (not messages, and due within seconds) are sent directly.
-
-A button press is checked before anything happens: it must be this adapter's,
-pressed by the player it was drawn for, in the phase it was drawn in, for an
-action `legal()` still offers with a value it still allows. Otherwise the
-presser gets a short notice and nothing changes.
+twice. Replies and edits are queued on the outbound queue. A callback-query
+answer (the toast, or just the end of the button's spinner) is due within
+seconds: behind the webhook it goes back in the webhook's own HTTP reply
+(Telegram's "making requests when getting updates"), with no Bot API call of
+ours at all; when polling, it is sent directly. Button presses are handled
+in presses.py.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from telegram import CallbackQuery, Chat, Update, User
+from telegram import Chat, Update, User
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -29,34 +28,13 @@ from telegram.ext import (
     filters,
 )
 
-from adapters.telegram.choice import (
-    Draft,
-    Drafts,
-    build_action,
-    editor,
-    next_field,
-    pick,
-    summary,
-    title_for,
-)
-from adapters.telegram.keyboards import (
-    DONE_TOKEN,
-    Press,
-    Unknown,
-    decode,
-    game_specs,
-    is_multi,
-    kind_label,
-    option_of,
-    prompt_keyboard,
-    prompt_text,
-)
-from adapters.telegram.notifier import ACTING, Acting, TelegramNotifier, identity
+from adapters.telegram.keyboards import game_specs, prompt_keyboard, prompt_text
+from adapters.telegram.notifier import Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound, Priority
+from adapters.telegram.presses import Presses
 from bots.service import GameNotFound, GameService, Outcome
 from gameflow.core import actions as A
 from gameflow.core.engine import LANGUAGES, legal
-from gameflow.core.legal import ActionSpec, find
 from gameflow.core.result import Rejected
 from gameflow.core.rules import known_games
 from gameflow.core.state import Game
@@ -68,9 +46,6 @@ log = logging.getLogger(__name__)
 Context = ContextTypes.DEFAULT_TYPE
 TvLink = Callable[[Game], Awaitable[str | None]]
 
-NOT_YOURS = N_("That button is not yours.")
-STALE = N_("That question has already closed.")
-DONE = N_("Already sent.")
 NO_GAME = N_("You are not in a game. Start one with /new station, or join with /join CODE.")
 UNKNOWN_CODE = N_("There is no game with the code {code}.")
 
@@ -91,18 +66,27 @@ def player_name(user: User) -> str:
 
 
 @dataclass
-class Telegram:
-    """Everything the handlers need; built by `build()` in webhook.py."""
+class Telegram(Presses):
+    """Everything the handlers need; built by `build()` in webhook.py. The
+    commands are here, the button presses in presses.py."""
 
     service: GameService
     outbound: Outbound
     notifier: TelegramNotifier
-    drafts: Drafts
     default_lang: str = "nb"
     tv_link: TvLink | None = None
     # the deal's seed for a new game (None: the service draws one); tests fix it
     seed_for: Callable[[Update], str | None] | None = None
     failed: set[int] = field(default_factory=set)
+    # Behind the webhook: answers to callback queries, by query id, for the
+    # route to put into its reply (see `notice`).
+    answer_in_reply: bool = False
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # (game, seat) -> the draft this process last stored (see presses.py)
+    written: Recent[tuple[str, int], str] = field(default_factory=Recent)
+    # join code -> game, as last looked up (a code names its game while the
+    # game lives; a join that fails through a cached code looks it up again)
+    codes: Recent[str, str] = field(default_factory=Recent)
 
     # -- helpers ------------------------------------------------------------------
 
@@ -118,20 +102,6 @@ class Telegram:
             return await self.service.load(where[0]), where[1]
         except GameNotFound:
             return None
-
-    async def submit(
-        self, update: Update, game_id: str, action: A.Action, acting: Acting | None = None
-    ) -> Outcome:
-        token = ACTING.set(acting)
-        try:
-            return await self.service.submit(game_id, action, key=f"tg:{update.update_id}")
-        finally:
-            ACTING.reset(token)
-
-    def refusal(self, outcome: Outcome) -> str | None:
-        if outcome.rejected is not None:
-            return render(outcome.rejected.message, outcome.game.lang)
-        return None
 
     # -- commands -------------------------------------------------------------------
 
@@ -189,10 +159,41 @@ class Telegram:
             return
         lang = user_lang(user, self.default_lang)
         code = "".join(context.args or []).strip().upper()
-        game_id = await self.service.store.game_for_code(code) if code else None
-        if game_id is None:
+        game_id = self.codes.get(code) if code else None
+        cached = game_id is not None
+        if code and game_id is None:
+            game_id = await self.service.store.game_for_code(code)
+        outcome: Outcome | None = None
+        while game_id is not None:
+            try:
+                outcome = await self.join_as(update, user, game_id)
+            except GameNotFound:
+                outcome = None
+            if cached and (outcome is None or outcome.rejected is not None):
+                # The code may have passed to a newer game since it was cached.
+                self.codes.pop(code)
+                fresh = await self.service.store.game_for_code(code)
+                if fresh != game_id:
+                    game_id, cached = fresh, False
+                    continue
+            break
+        if game_id is None or outcome is None:
             self.reply(chat, render(msg(UNKNOWN_CODE, code=code or "?"), lang))
             return
+        self.codes.put(code, game_id)
+        refusal = self.refusal(outcome)
+        if refusal is not None:
+            self.reply(chat, refusal)
+            return
+        game = outcome.game
+        text = msg(
+            N_("You are in, {name}! Wait here: your role and your choices come to this chat."),
+            name=game.name_of(identity(user.id)),
+        )
+        self.reply(chat, render(text, game.lang))
+
+    async def join_as(self, update: Update, user: User, game_id: str) -> Outcome:
+        """Join under the user's first name, or a longer one if it is taken."""
         base = player_name(user)
         outcome: Outcome | None = None
         for name in (
@@ -204,16 +205,7 @@ class Telegram:
             if outcome.rejected is None or outcome.rejected.code != "name_taken":
                 break
         assert outcome is not None
-        refusal = self.refusal(outcome)
-        if refusal is not None:
-            self.reply(chat, refusal)
-            return
-        game = outcome.game
-        text = msg(
-            N_("You are in, {name}! Wait here: your role and your choices come to this chat."),
-            name=game.name_of(identity(user.id)),
-        )
-        self.reply(chat, render(text, game.lang))
+        return outcome
 
     async def host(
         self, update: Update, context: Context, make: Callable[[str, Game], A.Action | Msg]
@@ -327,136 +319,6 @@ class Telegram:
         text = prompt_text(game, specs, game.lang)
         markup = prompt_keyboard(game, -1, specs, game.lang)
         self.notifier.say(user.id, text, protect=True, priority=Priority.PROMPT, markup=markup)
-
-    # -- buttons --------------------------------------------------------------------
-
-    async def button(self, update: Update, context: Context) -> None:
-        query = update.callback_query
-        if query is None or query.message is None:
-            return
-        press = decode(query.data)
-        if press is None:
-            await self.notice(query, STALE, self.default_lang)
-            return
-        me = identity(query.from_user.id)
-        try:
-            game = await self.service.load(press.game_id)
-        except GameNotFound:
-            await self.notice(query, STALE, self.default_lang)
-            return
-        lang = game.lang
-        # seat -1: a game master's button (the host of a game with host actions)
-        owner = game.host if press.seat == -1 else None
-        if 0 <= press.seat < len(game.players):
-            owner = game.players[press.seat]
-        if owner != me:
-            await self.notice(query, NOT_YOURS, lang)
-            return
-        spec = find(game_specs(legal(game, me)), press.kind)
-        if press.seq != game.phase.seq or spec is None or spec.phase != press.seq:
-            await self.notice(query, STALE, lang)
-            return
-        key = (query.message.chat.id, query.message.message_id)
-        if press.op in "dro":
-            await self.step(query, game, spec, press, key)
-        elif press.op == "a":
-            values: dict[str, Any] = {}
-            if press.field >= 0:
-                if press.field >= len(spec.fields):
-                    await self.notice(query, STALE, lang)
-                    return
-                f = spec.fields[press.field]
-                value = option_of(game, f, press.value)
-                if isinstance(value, Unknown):
-                    await self.notice(query, STALE, lang)
-                    return
-                values[f.name] = value
-            await self.act(update, query, game, me, spec, values, key)
-        else:  # "s": send the draft
-            draft = self.drafts.get(key)
-            if draft is None or draft.kind != spec.kind or draft.seq != press.seq:
-                draft = Draft(game.id, press.seq, press.seat, spec.kind)
-                self.drafts.put(key, draft)
-            if next_field(spec, draft) is not None:
-                await self.redraw(query, game, spec, draft, key)
-                await self.notice(query, N_("Finish your choice first."), lang)
-                return
-            await self.act(update, query, game, me, spec, draft.values, key)
-
-    async def step(
-        self, query: CallbackQuery, game: Game, spec: ActionSpec, press: Press, key: tuple[int, int]
-    ) -> None:
-        draft = self.drafts.get(key)
-        if press.op in "ro" or draft is None or draft.kind != spec.kind or draft.seq != press.seq:
-            draft = Draft(game.id, press.seq, press.seat, spec.kind)
-        if press.op == "d":
-            nxt = next_field(spec, draft)
-            if nxt is None or nxt[0] != press.field:
-                await self.redraw(query, game, spec, draft, key)
-                await self.notice(query, STALE, game.lang)
-                return
-            done = is_multi(nxt[1]) and press.value == DONE_TOKEN
-            value = None if done else option_of(game, nxt[1], press.value)
-            if isinstance(value, Unknown):
-                await self.notice(query, STALE, game.lang)
-                return
-            pick(draft, nxt[1], value, done)
-        self.drafts.put(key, draft)
-        await self.redraw(query, game, spec, draft, key)
-        await self.notice(query, None, game.lang)
-
-    async def redraw(
-        self, query: CallbackQuery, game: Game, spec: ActionSpec, draft: Draft, key: tuple[int, int]
-    ) -> None:
-        text, markup = editor(game, spec, draft, game.lang, title_for(game, spec, game.lang))
-        self.notifier.edit(key[0], key[1], text, markup, label="draft")
-
-    async def act(
-        self,
-        update: Update,
-        query: CallbackQuery,
-        game: Game,
-        me: str,
-        spec: ActionSpec,
-        values: dict[str, Any],
-        key: tuple[int, int],
-    ) -> None:
-        lang = game.lang
-        try:
-            action = build_action(game, me, spec, values)
-        except ValueError:
-            await self.notice(query, STALE, lang)
-            return
-        acting = Acting(game.id, me, spec.phase)
-        outcome = await self.submit(update, game.id, action, acting)
-        if outcome.duplicate:
-            await self.notice(query, DONE, lang)
-            return
-        refusal = self.refusal(outcome)
-        if refusal is not None:
-            await self.notice(query, refusal, lang, translated=True)
-            return
-        self.drafts.drop(key)
-        self.notifier.answered(game.id, me, spec.phase)
-        if acting.echo is not None and acting.echo.text is not None:
-            text = render(acting.echo.text, lang)
-        else:
-            lines = [f"✓ {kind_label(spec.kind, lang)}", *summary(game, spec, values, lang)]
-            text = "\n".join(lines)
-        self.notifier.edit(key[0], key[1], text, None, label="locked")
-        await self.notice(query, None, game.lang)
-
-    async def notice(
-        self, query: CallbackQuery, text: str | None, lang: str, *, translated: bool = False
-    ) -> None:
-        """Answer the press (Telegram shows `text` as a short toast; None just
-        stops the button's spinner)."""
-        if text is not None and not translated:
-            text = render(text, lang)
-        try:
-            await query.answer(text)
-        except Exception:  # an answer that comes too late is harmless
-            log.info("callback answer failed", exc_info=True)
 
     async def error(self, update: object, context: Context) -> None:
         """PTB's error handler: remember the update so the webhook can answer 500

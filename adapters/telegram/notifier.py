@@ -15,7 +15,17 @@
 - HOST: a private message to the host.
 - REMINDER with an addressee (the scheduler's `send_reminder`): a nudge to a
   player who still owes this phase's input; without one it only arms a timer.
-- When a phase ends, the keyboards of its unanswered prompts are taken away.
+- When a phase ends, the keyboards of its unanswered prompts are taken away,
+  by whichever worker sees the phase change (a deadline may fire in another
+  process than the one that sent the prompts, or after a restart): the prompts
+  whose keyboard is up are recorded in the store, as the game's attribute
+  `tg:open` ({player: [phase, chat, message id]}, changed by compare-and-set
+  so that workers never undo each other's changes). A prompt is recorded once
+  it is delivered and forgotten when it is answered or closed. Prompts this
+  process queued but has not delivered yet are closed from memory (the close
+  runs after the prompt, in the chat's order). A prompt another process
+  delivers only after the phase is closed keeps its keyboard until the next
+  phase change; pressing it meanwhile only says the question has closed.
 
 Only Telegram identities (`tg:<user id>`) are served; players on other channels
 are someone else's business. Everything is queued on the outbound queue, never
@@ -25,15 +35,18 @@ sent inline: the service calls notifiers while it holds the game's lock.
 from __future__ import annotations
 
 import contextvars
+import json
 import logging
+import time
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from telegram import Bot, InlineKeyboardMarkup, Message
 
 from adapters.store.base import GameStore
-from adapters.telegram.choice import Draft, Drafts, editor, title_for
+from adapters.telegram.choice import Draft, editor, title_for
 from adapters.telegram.keyboards import game_specs, is_draft, prompt_keyboard, prompt_text
 from adapters.telegram.outbound import Outbound, Priority
 from gameflow.core.engine import legal
@@ -46,6 +59,17 @@ log = logging.getLogger(__name__)
 
 PREFIX = "tg:"
 REMINDER = N_("Reminder: this phase ends soon. Your answer is still missing.")
+
+GROUP_ATTR = "tg:group"  # the store attribute: the group chat a game was created in
+OPEN_ATTR = "tg:open"  # the store attribute: prompts whose keyboard is up
+SWAP_TRIES = 20  # compare-and-set rounds before giving up on a record
+# A group is only ever set when a game is created, before its join code is
+# shown; absence is still re-checked now and then (a host's command racing /new).
+GROUP_RECHECK = 60.0
+
+K = TypeVar("K")
+V = TypeVar("V")
+Open = dict[str, list[int]]  # player -> [phase, chat, message id]
 
 
 def identity(user_id: int) -> str:
@@ -62,7 +86,27 @@ def chat_of(player: str | None) -> int | None:
         return None
 
 
-GROUP_ATTR = "tg:group"  # the store attribute: the group chat a game was created in
+class Recent(Generic[K, V]):
+    """A small cache that forgets its oldest entries beyond `size`."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        return self._items.get(key)
+
+    def put(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def pop(self, key: K) -> V | None:
+        return self._items.pop(key, None)
+
+    def all_keys(self) -> list[K]:
+        return list(self._items)
 
 
 @dataclass(slots=True)
@@ -83,30 +127,84 @@ ACTING: contextvars.ContextVar[Acting | None] = contextvars.ContextVar("acting",
 class Prompt:
     chat_id: int
     message_id: int | None = None
-    kinds: tuple[str, ...] = field(default_factory=tuple)
+
+
+def parse_open(text: str | None) -> Open:
+    """The `tg:open` record; anything malformed in it counts as absent."""
+    try:
+        data = json.loads(text) if text else {}
+        entries = {str(p): [int(x) for x in v] for p, v in data.items()}
+    except (ValueError, TypeError, AttributeError):
+        return {}
+    return {p: v for p, v in entries.items() if len(v) == 3}
+
+
+def record(entries: Open, player: str, seq: int, chat: int, message_id: int) -> bool:
+    if player in entries and entries[player][0] > seq:
+        return False  # a later prompt is up already
+    entries[player] = [seq, chat, message_id]
+    return True
+
+
+def forget(entries: Open, player: str, seq: int) -> bool:
+    if player not in entries or entries[player][0] != seq:
+        return False
+    del entries[player]
+    return True
 
 
 class TelegramNotifier:
-    def __init__(self, outbound: Outbound, store: GameStore, drafts: Drafts) -> None:
+    def __init__(
+        self, outbound: Outbound, store: GameStore, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.outbound = outbound
         self.store = store
-        self.drafts = drafts
-        self.prompts: dict[tuple[str, str, int], Prompt] = {}
-        self._groups: dict[str, int | None] = {}
+        self.clock = clock
+        # prompts this process queued and has not recorded in the store yet
+        self.pending: Recent[tuple[str, str, int], Prompt] = Recent()
+        self._groups: Recent[str, tuple[int | None, float]] = Recent()
+        # game -> (phase, over) whose past prompts this process closed last
+        self._closed: Recent[str, tuple[int, bool]] = Recent()
 
     # -- directory -----------------------------------------------------------------
 
     async def set_group(self, game_id: str, chat_id: int) -> None:
         # Kept as long as the game (a 12-day campaign included), in every worker.
         await self.store.set_attr(game_id, GROUP_ATTR, str(chat_id))
-        self._groups[game_id] = chat_id
+        self._groups.put(game_id, (chat_id, self.clock()))
 
     async def group_of(self, game_id: str) -> int | None:
-        if self._groups.get(game_id) is None:
-            # Not cached as absent: another worker may have set it since.
-            stored = await self.store.get_attr(game_id, GROUP_ATTR)
-            self._groups[game_id] = int(stored) if stored else None
-        return self._groups[game_id]
+        cached = self._groups.get(game_id)
+        now = self.clock()
+        if cached is not None and (cached[0] is not None or now - cached[1] < GROUP_RECHECK):
+            return cached[0]
+        stored = await self.store.get_attr(game_id, GROUP_ATTR)
+        group = int(stored) if stored else None
+        self._groups.put(game_id, (group, now))
+        return group
+
+    # -- the open-prompt record --------------------------------------------------------
+
+    async def change_open(self, game_id: str, change: Callable[[Open], bool]) -> None:
+        """Read, change and swap the game's `tg:open` record until the swap holds
+        (another worker may change it at the same moment). Store trouble is
+        logged, never raised: the message itself went out."""
+        try:
+            gone = False
+            for _ in range(SWAP_TRIES):
+                old = await self.store.get_attr(game_id, OPEN_ATTR)
+                entries = parse_open(old)
+                if not change(entries):
+                    return
+                new = json.dumps(entries, separators=(",", ":"))
+                if await self.store.swap_attr(game_id, OPEN_ATTR, old, new):
+                    return
+                if old is None and gone:
+                    return  # no such game (any more)
+                gone = old is None
+            log.warning("%s: gave up recording an open prompt", game_id)
+        except Exception:
+            log.exception("%s: recording an open prompt failed", game_id)
 
     # -- sending ---------------------------------------------------------------------
 
@@ -169,21 +267,40 @@ class TelegramNotifier:
 
         self.outbound.send(chat, call, priority=Priority.PROMPT, paced=False, label=label)
 
-    def close_markup(self, slot: Prompt) -> None:
+    def close_markup(self, game_id: str, player: str, seq: int, slot: Prompt) -> None:
         """Take a prompt's keyboard away. The message id is read when the call
-        runs: the prompt itself is queued before it in the same chat."""
+        runs: a prompt this process queued is sent before it, in the chat's order."""
 
         async def call(bot: Bot) -> Any:
             if slot.message_id is None:
-                return None
-            self.drafts.drop((slot.chat_id, slot.message_id))
-            return await bot.edit_message_reply_markup(
-                chat_id=slot.chat_id, message_id=slot.message_id
-            )
+                return None  # never delivered
+            try:
+                return await bot.edit_message_reply_markup(
+                    chat_id=slot.chat_id, message_id=slot.message_id
+                )
+            finally:
+                await self.change_open(game_id, lambda e: forget(e, player, seq))
 
         self.outbound.send(
             slot.chat_id, call, priority=Priority.CHATTER, paced=False, label="close"
         )
+
+    def lock(
+        self, game_id: str, player: str, seq: int, chat: int, message_id: int, text: str
+    ) -> None:
+        """The player answered their prompt: it now shows the answer, without a
+        keyboard, and needs no closing later."""
+        self.pending.pop((game_id, player, seq))
+
+        async def call(bot: Bot) -> Any:
+            try:
+                return await bot.edit_message_text(
+                    text, chat_id=chat, message_id=message_id, reply_markup=None
+                )
+            finally:
+                await self.change_open(game_id, lambda e: forget(e, player, seq))
+
+        self.outbound.send(chat, call, priority=Priority.PROMPT, paced=False, label="locked")
 
     # -- the port --------------------------------------------------------------------
 
@@ -227,7 +344,7 @@ class TelegramNotifier:
             if game.over:
                 for player in game.players:
                     self.private(player, joined, priority=Priority.CHATTER, label="over")
-        self._close_past(game, acting)
+        await self._close_past(game, acting)
 
     def prompt(self, game: Game, player: str | None, seq: int) -> None:
         """Draw `player`'s prompt for phase `seq` from `legal()`, if it is still
@@ -241,44 +358,46 @@ class TelegramNotifier:
         seat = game.seat(player)
         lang = game.lang
         key = (game.id, player, seq)
-        slot = Prompt(chat, None, tuple(s.kind for s in specs))
-        self.prompts[key] = slot
-        draft: Draft | None = None
+        slot = Prompt(chat)
+        self.pending.put(key, slot)
         if len(specs) == 1 and is_draft(specs[0]):
             draft = Draft(game.id, seq, seat, specs[0].kind)
             text, markup = editor(game, specs[0], draft, lang, title_for(game, specs[0], lang))
         else:
             text, markup = prompt_text(game, specs, lang), prompt_keyboard(game, seat, specs, lang)
+        game_id = game.id
 
-        def sent(message: Any) -> None:
-            if isinstance(message, Message):
-                slot.message_id = message.message_id
-                if draft is not None:
-                    self.drafts.put((chat, message.message_id), draft)
+        async def call(bot: Bot) -> Message:
+            message = await bot.send_message(chat, text, protect_content=True, reply_markup=markup)
+            slot.message_id = mid = message.message_id
+            await self.change_open(game_id, lambda e: record(e, player, seq, chat, mid))
+            if self.pending.get(key) is slot:
+                self.pending.pop(key)
+            return message
 
-        self.private(
-            player,
-            text,
-            protect=True,
-            priority=Priority.PROMPT,
-            markup=markup,
-            on_done=sent,
-            label="prompt",
-        )
+        self.outbound.send(chat, call, priority=Priority.PROMPT, label="prompt")
 
-    def _close_past(self, game: Game, acting: Acting | None) -> None:
+    async def _close_past(self, game: Game, acting: Acting | None) -> None:
         """Take the keyboards off this game's prompts of phases gone by (except
-        the one the acting player just answered: its handler rewrites it)."""
-        now = game.phase.seq
+        the one the acting player just answered: its handler rewrites it), once
+        per phase change this process sees."""
+        now, over = game.phase.seq, game.over
+        if game.phase.name == LOBBY or self._closed.get(game.id) == (now, over):
+            return
         mine = None if acting is None else (acting.game_id, acting.player, acting.seq)
-        for key in [k for k in self.prompts if k[0] == game.id and (k[2] < now or game.over)]:
-            slot = self.prompts.pop(key)
-            if key != mine:
-                self.close_markup(slot)
-
-    def answered(self, game_id: str, player: str, seq: int) -> None:
-        """The player answered their prompt: it needs no closing later."""
-        self.prompts.pop((game_id, player, seq), None)
+        closing: set[tuple[str, int]] = set()
+        for key in self.pending.all_keys():
+            if key[0] == game.id and (key[2] < now or over):
+                slot = self.pending.pop(key)
+                closing.add((key[1], key[2]))
+                if slot is not None and key != mine:
+                    self.close_markup(game.id, key[1], key[2], slot)
+        entries = parse_open(await self.store.get_attr(game.id, OPEN_ATTR))
+        for player, (seq, chat, message_id) in entries.items():
+            key = (game.id, player, seq)
+            if (seq < now or over) and key != mine and (player, seq) not in closing:
+                self.close_markup(game.id, player, seq, Prompt(chat, message_id))
+        self._closed.put(game.id, (now, over))
 
     def remind_one(self, game: Game, player: str, seq: int) -> bool:
         """Remind `player` if phase `seq` is current and they still owe an input."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import itertools
 import logging
 import time
@@ -35,6 +36,9 @@ from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, Tele
 from telegram.warnings import PTBDeprecationWarning
 
 log = logging.getLogger(__name__)
+
+
+PRUNE_AT = 10_000  # chats with pacing times kept before the past ones are pruned
 
 
 class Priority(IntEnum):
@@ -99,7 +103,9 @@ class Outbound:
         self.sleep = sleep
         self.keep_log = keep_log
         self.stats = Stats()
-        self._chats: dict[int, deque[Job]] = {}
+        self._chats: dict[int, deque[Job]] = {}  # chats with something queued
+        self._ready: list[tuple[int, int, int]] = []  # heap: (priority, order, chat)
+        self._waiting: list[tuple[float, int]] = []  # heap: (may send at, chat)
         self._next_chat: dict[int, float] = {}
         self._next_any = 0.0
         self._busy: set[int] = set()
@@ -115,7 +121,10 @@ class Outbound:
 
     def put(self, job: Job) -> None:
         job.order = next(self._order)
-        self._chats.setdefault(job.chat_id, deque()).append(job)
+        queue = self._chats.setdefault(job.chat_id, deque())
+        queue.append(job)
+        if len(queue) == 1:
+            self._schedule(job.chat_id)
         self._idle.clear()
         self._wake.set()
 
@@ -159,34 +168,55 @@ class Outbound:
     def _interval(self, chat_id: int) -> float:
         return self.group_interval if chat_id < 0 else self.private_interval
 
+    def _ready_at(self, chat: int) -> float:
+        head = self._chats[chat][0]
+        ready = self._next_chat.get(chat, 0.0) if head.paced else 0.0
+        return max(ready, self._blocked.get(chat, 0.0))
+
+    def _schedule(self, chat: int) -> None:
+        """File an idle chat with something to send under ready (by its head's
+        rank) or waiting (by the time it may send). Stale entries are skipped
+        when they come up, so a chat may safely be filed twice."""
+        if chat in self._busy or chat not in self._chats:
+            return
+        at = self._ready_at(chat)
+        if at <= self.clock():
+            head = self._chats[chat][0]
+            heapq.heappush(self._ready, (int(head.priority), head.order, chat))
+        else:
+            heapq.heappush(self._waiting, (at, chat))
+
     def _pick(self, now: float) -> tuple[Job | None, float]:
         """The job to send now (ready, most urgent, oldest), else the earliest time
-        one will be ready (inf if there is nothing to wait for)."""
-        best: tuple[int, int] | None = None
-        chosen: int | None = None
-        soonest = float("inf")
-        for chat, queue in self._chats.items():
-            if not queue or chat in self._busy:
-                continue
-            head = queue[0]
-            ready = self._next_chat.get(chat, 0.0) if head.paced else 0.0
-            ready = max(ready, self._blocked.get(chat, 0.0), self._next_any)
-            if ready > now:
-                soonest = min(soonest, ready)
-                continue
-            rank = (int(head.priority), head.order)
-            if best is None or rank < best:
-                best, chosen = rank, chat
-        if chosen is None:
+        one will be ready (inf if there is nothing to wait for). Two heaps, so a
+        pick costs log(chats), not a scan of every chat with something queued."""
+        while self._waiting and self._waiting[0][0] <= now:
+            self._schedule(heapq.heappop(self._waiting)[1])
+        ready = self._ready
+        while ready:
+            _, order, chat = ready[0]
+            queue = self._chats.get(chat)
+            if queue and chat not in self._busy and queue[0].order == order:
+                break
+            heapq.heappop(ready)  # stale: sent, or filed twice
+        soonest = self._waiting[0][0] if self._waiting else float("inf")
+        if not ready:
             return None, soonest
-        return self._chats[chosen].popleft(), now
+        if self._next_any > now:
+            return None, self._next_any
+        chat = heapq.heappop(ready)[2]
+        queue = self._chats[chat]
+        job = queue.popleft()
+        if not queue:
+            del self._chats[chat]
+        return job, now
 
     async def _run(self) -> None:
         while True:
             now = self.clock()
             job, ready = self._pick(now)
             if job is None:
-                if not self._busy and not any(self._chats.values()):
+                if not self._busy and not self._chats:
                     self._idle.set()
                 self._wake.clear()
                 if ready == float("inf"):
@@ -194,6 +224,8 @@ class Outbound:
                 else:
                     await self._nap(ready - now)
                 continue
+            if len(self._next_chat) > PRUNE_AT:
+                self._prune(now)
             self._busy.add(job.chat_id)
             if self.keep_log and job.attempts == 0:
                 self.stats.log.append((job.chat_id, job.label))
@@ -203,6 +235,12 @@ class Outbound:
             task = asyncio.create_task(self._deliver(job))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    def _prune(self, now: float) -> None:
+        """Forget pacing and blocking times already past (they hold nothing
+        back), so that a long-running bot's bookkeeping stays small."""
+        self._next_chat = {c: t for c, t in self._next_chat.items() if t > now}
+        self._blocked = {c: t for c, t in self._blocked.items() if t > now}
 
     async def _nap(self, seconds: float) -> None:
         """Sleep until the next job is due, or until a new one arrives."""
@@ -252,6 +290,7 @@ class Outbound:
             if requeue:
                 self._chats.setdefault(chat, deque()).appendleft(job)
             self._busy.discard(chat)
+            self._schedule(chat)
             self._wake.set()
 
     def _done(self, job: Job, result: Any) -> None:

@@ -6,7 +6,9 @@ inside our Starlette app with no Updater, and our route feeds it updates. Unlike
 PTB's own webhook server, the route answers only after the update was handled:
 the secret header is checked in constant time (403 otherwise), the update is
 processed (its game input committed under the key `tg:<update_id>`), and only
-then 200. A handler failure answers 500, so Telegram delivers the update again;
+then 200 (carrying the answer to a button press as a Bot API call, which
+Telegram makes for us: no round trip to Telegram while the update is held). A
+handler failure answers 500, so Telegram delivers the update again;
 the idempotency key keeps a redelivery from applying anything twice, and a
 small in-memory window skips the obvious duplicates without touching the store.
 
@@ -28,12 +30,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from telegram import Update
 from telegram.ext import Application, ApplicationBuilder
 
-from adapters.telegram.choice import Drafts
 from adapters.telegram.handlers import Telegram, TvLink, add_handlers
 from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.outbound import Outbound
@@ -61,17 +62,16 @@ def build(
     seed_for: Callable[[Update], str | None] | None = None,
 ) -> tuple[App, Telegram]:
     """The PTB application with our handlers, and the adapter (outbound queue,
-    notifier, drafts); the notifier is added to the service's ports."""
+    notifier); the notifier is added to the service's ports."""
     builder = ApplicationBuilder().token(token)
     builder = builder.base_url(base_url or os.environ.get("TELEGRAM_API_BASE_URL") or OFFICIAL_API)
     if not polling:
         builder = builder.updater(None)
     application = builder.build()
     outbound = Outbound(application.bot, **dict(outbound_options or {}))
-    drafts = Drafts()
-    notifier = TelegramNotifier(outbound, service.store, drafts)
+    notifier = TelegramNotifier(outbound, service.store)
     service.notifiers.append(notifier)
-    tg = Telegram(service, outbound, notifier, drafts, default_lang, tv_link, seed_for)
+    tg = Telegram(service, outbound, notifier, default_lang, tv_link, seed_for)
     add_handlers(application, tg)
     return application, tg
 
@@ -121,6 +121,7 @@ def routes(application: App, tg: Telegram, secret: str, *, path: str = WEBHOOK_P
         raise ValueError("a webhook needs TELEGRAM_WEBHOOK_SECRET")
     expected = secret.encode("utf-8")
     seen = Seen()
+    tg.answer_in_reply = True
 
     async def webhook(request: Request) -> Response:
         given = request.headers.get(SECRET_HEADER, "").encode("utf-8")
@@ -135,11 +136,17 @@ def routes(application: App, tg: Telegram, secret: str, *, path: str = WEBHOOK_P
             return Response()
         seen.add(update_id)
         update = Update.de_json(data, application.bot)
-        await application.process_update(update)
+        query = update.callback_query
+        try:
+            await application.process_update(update)
+        finally:
+            answer = tg.answers.pop(query.id, None) if query is not None else None
         if update_id in tg.failed:
             tg.failed.discard(update_id)
             seen.discard(update_id)
             return Response(status_code=500)
+        if answer is not None:
+            return JSONResponse({"method": "answerCallbackQuery", **answer})
         return Response()
 
     return [Route(path, webhook, methods=["POST"])]
