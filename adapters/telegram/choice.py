@@ -28,6 +28,7 @@ from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from adapters.deadline_text import until
 from adapters.telegram.keyboards import (
     DONE_TOKEN,
     encode,
@@ -234,6 +235,11 @@ def station_title(game: Game, lang: str) -> str:
 
 
 def title_for(game: Game, spec: ActionSpec, lang: str) -> str:
+    """The editor's heading, with when the question closes (as of the phase's
+    start, so every redraw of the message says the same)."""
     if game.kind == "station" and spec.kind == "choose":
-        return station_title(game, lang)
-    return kind_label(spec.kind, lang)
+        title = station_title(game, lang)
+    else:
+        title = kind_label(spec.kind, lang)
+    closes = until(game, lang, game.phase.started)
+    return f"{title}\n{closes}" if closes else title

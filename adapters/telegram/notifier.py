@@ -45,6 +45,7 @@ from typing import Any, Generic, TypeVar
 
 from telegram import Bot, InlineKeyboardMarkup, Message
 
+from adapters.deadline_text import until
 from adapters.store.base import GameStore
 from adapters.telegram.choice import Draft, editor, title_for
 from adapters.telegram.keyboards import game_specs, is_draft, prompt_keyboard, prompt_text
@@ -155,11 +156,17 @@ def forget(entries: Open, player: str, seq: int) -> bool:
 
 class TelegramNotifier:
     def __init__(
-        self, outbound: Outbound, store: GameStore, *, clock: Callable[[], float] = time.monotonic
+        self,
+        outbound: Outbound,
+        store: GameStore,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.outbound = outbound
         self.store = store
         self.clock = clock
+        self.wall = wall  # the real time, for "answer by" in reminders
         # prompts this process queued and has not recorded in the store yet
         self.pending: Recent[tuple[str, str, int], Prompt] = Recent()
         self._groups: Recent[str, tuple[int | None, float]] = Recent()
@@ -365,6 +372,8 @@ class TelegramNotifier:
             text, markup = editor(game, specs[0], draft, lang, title_for(game, specs[0], lang))
         else:
             text, markup = prompt_text(game, specs, lang), prompt_keyboard(game, seat, specs, lang)
+            closes = until(game, lang, game.phase.started)
+            text = f"{text}\n{closes}" if closes else text
         game_id = game.id
 
         async def call(bot: Bot) -> Message:
@@ -406,6 +415,9 @@ class TelegramNotifier:
         if not any(s.phase == seq for s in game_specs(legal(game, player))):
             return False
         text = render(REMINDER, game.lang)
+        deadline = game.phase.deadline or game.phase.started
+        closes = until(game, game.lang, min(max(self.wall(), game.phase.started), deadline))
+        text = f"{text}\n{closes}" if closes else text
         return self.private(player, text, priority=Priority.PROMPT, label="reminder")
 
     async def remind(self, game: Game) -> int:
