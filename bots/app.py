@@ -25,7 +25,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -51,6 +51,9 @@ from bots.settings import Settings
 from gameflow.core import actions as A
 from gameflow.core.events import Event
 from gameflow.core.state import Game
+
+if TYPE_CHECKING:
+    from adapters.sms.directory import Directory
 
 log = logging.getLogger("muldvarp.app")
 
@@ -252,17 +255,32 @@ def wire_sms(rt: Runtime) -> Channel | None:
     # Imported by name, so that type-checking `bots` does not pull in twilio
     # (which ships no type information).
     try:
-        directory_mod = importlib.import_module("adapters.sms.directory")
         settings_mod = importlib.import_module("adapters.sms.settings")
         webhook = importlib.import_module("adapters.sms.webhook")
     except ImportError as exc:
         log.warning("Twilio is configured but the SMS adapter is missing: %s", exc)
         return None
-    s.data_dir.mkdir(parents=True, exist_ok=True)
-    directory = directory_mod.Directory(str(s.data_dir / "sms.sqlite3"))
+    directory = open_sms_directory(s)
     sms_settings = settings_mod.SmsSettings.from_env(s.channel_env())
     adapter = webhook.create_sms(rt.service, sms_settings, directory=directory)
     return Channel("sms", "webhook", list(webhook.routes(adapter)), None, adapter.close)
+
+
+def open_sms_directory(settings: Settings) -> Directory:
+    """The SMS adapter's own records (numbers, opt-outs, message ids), kept like
+    the games: in Redis under the same prefix when `REDIS_URL` is set, so that
+    every worker shares them (a text, its redelivery and its status callback may
+    each reach another worker); else in `DATA_DIR/sms.sqlite3`."""
+    if settings.redis_url:
+        from adapters.sms.redis_directory import RedisDirectory
+
+        return RedisDirectory.from_url(
+            settings.redis_url, prefix=settings.redis_prefix, retention=settings.retention_seconds
+        )
+    from adapters.sms.directory import SqliteDirectory
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return SqliteDirectory(str(settings.data_dir / "sms.sqlite3"))
 
 
 # -- the app -------------------------------------------------------------------------

@@ -68,6 +68,12 @@ class Settings(BaseSettings):
     )
     twilio_api_base_url: str | None = Field(None, validation_alias="TWILIO_API_BASE_URL")
     sms_transliterate: bool = Field(False, validation_alias="SMS_TRANSLITERATE")
+    # the rest of docs/sms.md's knobs, handed to the adapter by channel_env()
+    sms_rate: float = Field(1.0, validation_alias="SMS_RATE", ge=0)
+    sms_announce: str = Field("bundled", validation_alias="SMS_ANNOUNCE")
+    sms_default_region: str | None = Field(None, validation_alias="SMS_DEFAULT_REGION")
+    sms_default_lang: str | None = Field(None, validation_alias="SMS_DEFAULT_LANG")
+    sms_id_key: str | None = Field(None, validation_alias="SMS_ID_KEY")
 
     # process
     scheduler: bool = Field(True, validation_alias="MULDVARP_SCHEDULER")
@@ -91,6 +97,9 @@ class Settings(BaseSettings):
         "twilio_messaging_service_sid",
         "twilio_api_base_url",
         "internal_token",
+        "sms_default_region",
+        "sms_default_lang",
+        "sms_id_key",
         mode="before",
     )
     @classmethod
@@ -127,6 +136,13 @@ class Settings(BaseSettings):
     def _prefix(cls, value: str) -> str:
         if "{" in value or "}" in value or not value:
             raise ValueError("must be non-empty and without braces (they are Redis hash tags)")
+        return value
+
+    @field_validator("sms_announce")
+    @classmethod
+    def _announce(cls, value: str) -> str:
+        if value not in ("bundled", "all"):
+            raise ValueError("must be bundled or all")
         return value
 
     @field_validator("log_level")
@@ -226,6 +242,11 @@ class Settings(BaseSettings):
             "TWILIO_MESSAGING_SERVICE_SID": self.twilio_messaging_service_sid,
             "TWILIO_API_BASE_URL": self.twilio_api_base_url,
             "SMS_TRANSLITERATE": "1" if self.sms_transliterate else "",
+            "SMS_RATE": repr(self.sms_rate),
+            "SMS_ANNOUNCE": self.sms_announce,
+            "SMS_DEFAULT_REGION": self.sms_default_region,
+            "SMS_DEFAULT_LANG": self.sms_default_lang,
+            "SMS_ID_KEY": self.sms_id_key,
         }
         return {k: v for k, v in pairs.items() if v}
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+import sys
 import threading
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +25,13 @@ from adapters.sms.segments import segments
 
 ACCOUNT_SID = "AC" + "0123456789abcdef" * 2
 AUTH_TOKEN = "f00dfeedf00dfeedf00dfeedf00dfeed"
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # the client went away (a worker killed mid-request): not our error
+        super().handle_error(request, client_address)
 
 
 class FakeTwilio:
@@ -37,6 +45,11 @@ class FakeTwilio:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            # Keep-alive, as Twilio's API does: the client reuses its connection
+            # instead of opening one (and this server a thread) per message.
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out in two writes
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
@@ -51,7 +64,7 @@ class FakeTwilio:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(
             target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

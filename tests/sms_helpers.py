@@ -1,18 +1,21 @@
 """A world for SMS tests: the game service on the embedded store, the SMS adapter
 with the real twilio client pointed at the fake Twilio API, and an ASGI client
 that posts signed webhooks the way Twilio does (to the public URL, while the app
-itself sits behind a proxy at another host)."""
+itself sits behind a proxy at another host). The SMS records go to the
+directory given (SQLite in memory by default; tests pass a Redis one too)."""
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 from twilio.request_validator import RequestValidator
 
-from adapters.sms.directory import Directory, player_id
+from adapters.sms.directory import Directory, SqliteDirectory, player_id
 from adapters.sms.settings import SmsSettings
 from adapters.sms.webhook import SmsAdapter, create_sms, routes
 from adapters.store.sqlite_store import SqliteStore
@@ -20,7 +23,7 @@ from bots.service import GameService
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
-from tests.store_helpers import FakeClock
+from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
 
 PUBLIC = "https://muldvarp.example.org"
 INTERNAL = "http://10.0.0.7:8080"  # what the app sees behind the proxy
@@ -44,7 +47,9 @@ class FakeMonotonic:
 
 
 class World:
-    def __init__(self, fake: FakeTwilio, **settings: Any) -> None:
+    def __init__(
+        self, fake: FakeTwilio, *, directory: Directory | None = None, **settings: Any
+    ) -> None:
         self.fake = fake
         self.clock = FakeClock()
         self.mono = FakeMonotonic()
@@ -64,7 +69,7 @@ class World:
         self.sms: SmsAdapter = create_sms(
             self.service,
             self.settings,
-            directory=Directory(),
+            directory=directory if directory is not None else SqliteDirectory(),
             host_hook=self._host_hook,
             sleep=self.mono.sleep,
             monotonic=self.mono,
@@ -119,3 +124,33 @@ class World:
         got = self.inbox(phone)
         assert got, f"nothing was sent to {phone}"
         return got[-1]
+
+
+Records = Callable[[], Directory]
+
+
+def records_fixture() -> Any:
+    """A pytest fixture (assign it at module level: `records = records_fixture()`)
+    making the SMS adapter's records of each kind: SQLite in memory, or Redis (a
+    key prefix of its own per directory made, all dropped afterwards; with `CI`
+    set a missing Redis fails rather than skips)."""
+
+    @pytest.fixture(params=["sqlite", "redis"])
+    def records(request: pytest.FixtureRequest) -> Iterator[Records]:
+        if request.param == "sqlite":
+            yield SqliteDirectory
+            return
+        from adapters.sms.redis_directory import RedisDirectory
+
+        url = redis_url_or_fail()
+        prefixes: list[str] = []
+
+        def make() -> Directory:
+            prefixes.append(unique_prefix())
+            return RedisDirectory.from_url(url, prefix=prefixes[-1])
+
+        yield make
+        for prefix in prefixes:
+            run(drop_prefix(url, prefix))
+
+    return records

@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from adapters.sms.directory import Directory
+from adapters.sms.directory import SqliteDirectory
 from adapters.sms.notifier import SmsNotifier
 from adapters.sms.outbound import OutMessage
 from adapters.sms.segments import is_gsm7, segments
@@ -51,9 +51,9 @@ def _ok(result: object) -> Game:
 async def simulate(lang: str, seed: int, transliterate: bool) -> tuple[int, int, list[OutMessage]]:
     """One game: (segments received by all players, player-rounds, the texts)."""
     ids = [f"sms:{seed:04d}{i:012x}" for i in range(7)]
-    directory = Directory()
+    directory = SqliteDirectory()
     for i, pid in enumerate(ids):
-        directory.set_phone(pid, f"+47912345{i:02d}", "g")
+        await directory.set_phone(pid, f"+47912345{i:02d}", "g")
     capture = Capture()
     settings = SmsSettings(
         "AC", "token", "https://x", from_number="+4759440000", transliterate=transliterate

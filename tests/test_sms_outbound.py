@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from adapters.sms.directory import Directory
+from adapters.sms.directory import SqliteDirectory
 from adapters.sms.notifier import split
 from adapters.sms.outbound import Outbox, OutMessage, twilio_client
 from adapters.sms.segments import segments
@@ -43,7 +43,9 @@ def test_the_queue_sends_in_order_at_the_configured_rate(fake: FakeTwilio) -> No
     async def main() -> None:
         settings = _settings(fake, rate=2.0)
         mono = FakeMonotonic()
-        box = Outbox(twilio_client(settings), settings, Directory(), sleep=mono.sleep, clock=mono)
+        box = Outbox(
+            twilio_client(settings), settings, SqliteDirectory(), sleep=mono.sleep, clock=mono
+        )
         for i in range(5):
             await box.send(OutMessage("+4791234567", f"text {i}"))
         await box.drain()
@@ -58,7 +60,7 @@ def test_the_queue_sends_in_order_at_the_configured_rate(fake: FakeTwilio) -> No
 def test_a_wrong_auth_token_is_a_recorded_failure(fake: FakeTwilio) -> None:
     async def main() -> None:
         settings = _settings(fake, auth_token="wrong")
-        directory = Directory()
+        directory = SqliteDirectory()
         failed: list[tuple[OutMessage, str]] = []
 
         async def on_failed(m: OutMessage, error: str) -> None:
@@ -136,3 +138,30 @@ def test_settings_from_the_environment() -> None:
     assert s.api_base_url == "https://api.twilio.com"
     plain = SmsSettings.from_env({"TWILIO_FROM_NUMBER": "+4759440000"})
     assert plain.sender == "+4759440000" and plain.rate == 1.0 and not plain.transliterate
+
+
+def test_serve_hands_every_sms_knob_to_the_adapter() -> None:
+    from bots.settings import SettingsError, load_settings
+
+    base = {
+        "TWILIO_ACCOUNT_SID": ACCOUNT_SID,
+        "TWILIO_AUTH_TOKEN": AUTH_TOKEN,
+        "TWILIO_FROM": "+4759440000",
+        "PUBLIC_BASE_URL": "https://muldvarp.example.org",
+    }
+    knobs = {
+        "SMS_RATE": "0",
+        "SMS_ANNOUNCE": "all",
+        "SMS_DEFAULT_REGION": "RS",
+        "SMS_DEFAULT_LANG": "sr",
+        "SMS_ID_KEY": "own-key",
+        "SMS_TRANSLITERATE": "1",
+    }
+    s = SmsSettings.from_env(load_settings(None, **base, **knobs).channel_env())
+    assert (s.rate, s.announce, s.default_region, s.default_lang) == (0.0, "all", "RS", "sr")
+    assert s.id_key == "own-key" and s.transliterate
+    plain = SmsSettings.from_env(load_settings(None, **base).channel_env())
+    assert (plain.rate, plain.announce, plain.default_lang) == (1.0, "bundled", "nb")
+    assert plain.id_key == AUTH_TOKEN and not plain.transliterate
+    with pytest.raises(SettingsError, match="SMS_ANNOUNCE"):
+        load_settings(None, **base, SMS_ANNOUNCE="some")

@@ -1,5 +1,6 @@
 """The SMS adapter end to end: signed Twilio webhooks in, the real twilio client
-out to a fake Twilio API on 127.0.0.1, the game service on the embedded store."""
+out to a fake Twilio API on 127.0.0.1, the game service on the embedded store.
+Every test runs with the SMS records in SQLite and in Redis (`records`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.sms import opt_out
+from adapters.sms.directory import SqliteDirectory
 from adapters.sms.grammar import fold
 from adapters.sms.phones import e164, mask
 from gameflow.core import actions as A
@@ -18,7 +20,7 @@ from gameflow.core.engine import view
 from gameflow.core.state import HOST_VIEW
 from gameflow.games.station.state import DISCUSSION, MISSION, VOTE
 from tests.fake_twilio import FakeTwilio
-from tests.sms_helpers import HOST, World
+from tests.sms_helpers import HOST, Records, World, records_fixture
 from tests.store_helpers import run
 
 pytestmark = pytest.mark.sms
@@ -27,15 +29,23 @@ PHONES = ["+4791234501", "+4791234502", "+4791234503", "+381641234504", "+479123
 NAMES = ["Kristoffer", "Marija", "Ingrid", "Đorđe", "Sigrun"]
 
 
+records = records_fixture()
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeTwilio]:
     with FakeTwilio() as server:
         yield server
 
 
-def play(fake: FakeTwilio, body: Callable[[World], Awaitable[None]], **settings: Any) -> None:
+def play(
+    fake: FakeTwilio,
+    records: Records,
+    body: Callable[[World], Awaitable[None]],
+    **settings: Any,
+) -> None:
     async def main() -> None:
-        world = World(fake, **settings)
+        world = World(fake, directory=records(), **settings)
         try:
             await body(world)
         finally:
@@ -55,7 +65,7 @@ async def lobby(w: World, lang: str = "en", roles: dict[int, str] | None = None)
     return created.game.id
 
 
-def test_a_whole_station_round_by_sms(fake: FakeTwilio) -> None:
+def test_a_whole_station_round_by_sms(fake: FakeTwilio, records: Records) -> None:
     async def body(w: World) -> None:
         game_id = await lobby(w, roles={0: "infiltrator", 1: "infiltrator"})
         fake.clear()
@@ -104,10 +114,10 @@ def test_a_whole_station_round_by_sms(fake: FakeTwilio) -> None:
         assert any("Your card: plan" in t for t in w.inbox(PHONES[1])[-3:])
         assert view(game, None) == view(game, None)  # views still pure after SMS play
 
-    play(fake, body)
+    play(fake, records, body)
 
 
-def test_the_host_plays_by_sms_from_new_to_end(fake: FakeTwilio) -> None:
+def test_the_host_plays_by_sms_from_new_to_end(fake: FakeTwilio, records: Records) -> None:
     host = "+4790000001"
 
     async def body(w: World) -> None:
@@ -142,10 +152,12 @@ def test_the_host_plays_by_sms_from_new_to_end(fake: FakeTwilio) -> None:
         for phone in (host, *PHONES):
             assert phone not in public and phone[1:] not in public and phone not in host_view
 
-    play(fake, body)
+    play(fake, records, body)
 
 
-def test_forged_signatures_are_refused_and_change_nothing(fake: FakeTwilio) -> None:
+def test_forged_signatures_are_refused_and_change_nothing(
+    fake: FakeTwilio, records: Records
+) -> None:
     async def body(w: World) -> None:
         await w.text(PHONES[0], "NEW STATION")
         params = {"MessageSid": "SMforged", "From": PHONES[1], "Body": "NEW STATION"}
@@ -165,15 +177,17 @@ def test_forged_signatures_are_refused_and_change_nothing(fake: FakeTwilio) -> N
         assert (await w.post("/sms/twilio", tampered, signature=good)).status_code == 403
         status = {"MessageSid": "SMx", "MessageStatus": "failed"}
         assert (await w.post("/sms/twilio/status", status, signature="x")).status_code == 403
-        assert w.sms.directory.inbound_count() == 1
+        assert await w.sms.directory.inbound("SMforged") is None  # not even recorded
         assert await w.store.whereis(PHONES[1]) is None
         assert w.inbox(PHONES[1]) == []
         assert (await w.post("/sms/twilio", params)).status_code == 200  # correctly signed
+        stored = await w.sms.directory.inbound("SMforged")
+        assert stored is not None and stored.phone == PHONES[1] and stored.body == "NEW STATION"
 
-    play(fake, body)
+    play(fake, records, body)
 
 
-def test_a_redelivered_message_sid_is_applied_once(fake: FakeTwilio) -> None:
+def test_a_redelivered_message_sid_is_applied_once(fake: FakeTwilio, records: Records) -> None:
     async def body(w: World) -> None:
         game_id = await lobby(w)
         await w.service.submit(game_id, A.Start(HOST))
@@ -193,10 +207,28 @@ def test_a_redelivered_message_sid_is_applied_once(fake: FakeTwilio) -> None:
         await w.text("+4790000009", "NEW STATION", sid="SMnew")
         assert len(w.inbox("+4790000009")) == 1
 
-    play(fake, body)
+    play(fake, records, body)
 
 
-def test_unparseable_texts_get_a_reply_saying_what_was_expected(fake: FakeTwilio) -> None:
+def test_a_text_that_could_not_be_handled_is_not_acknowledged(
+    fake: FakeTwilio, records: Records
+) -> None:
+    async def body(w: World) -> None:
+        await lobby(w)
+        await w.store.close()  # the game store goes away
+        params = {"MessageSid": "SMlost", "From": PHONES[0], "To": "+4759440000", "Body": "STATUS"}
+        response = await w.post("/sms/twilio", params)
+        assert response.status_code == 503  # Twilio must deliver it again
+        assert "Something went wrong" in w.last(PHONES[0])
+        stored = await w.sms.directory.inbound("SMlost")
+        assert stored is not None and stored.body == "STATUS"  # a redelivery is quiet
+
+    play(fake, records, body, default_lang="en")
+
+
+def test_unparseable_texts_get_a_reply_saying_what_was_expected(
+    fake: FakeTwilio, records: Records
+) -> None:
     async def body(w: World) -> None:
         stranger = "+4790000002"
         for text, expected in [
@@ -226,10 +258,12 @@ def test_unparseable_texts_get_a_reply_saying_what_was_expected(fake: FakeTwilio
         await w.text(PHONES[2], "STATUS")
         assert w.last(PHONES[2]).startswith("Reply: plan 1-3")
 
-    play(fake, body, default_lang="en")
+    play(fake, records, body, default_lang="en")
 
 
-def test_stop_marks_unreachable_tells_the_host_and_sends_no_secrets(fake: FakeTwilio) -> None:
+def test_stop_marks_unreachable_tells_the_host_and_sends_no_secrets(
+    fake: FakeTwilio, records: Records
+) -> None:
     async def body(w: World) -> None:
         game_id = await lobby(w)
         await w.text(PHONES[3], "stop")
@@ -249,10 +283,12 @@ def test_stop_marks_unreachable_tells_the_host_and_sends_no_secrets(fake: FakeTw
         await w.text(PHONES[3], "HELP")
         assert "STATUS" in w.last(PHONES[3])
 
-    play(fake, body)
+    play(fake, records, body)
 
 
-def test_failed_private_deliveries_are_reported_to_the_host(fake: FakeTwilio) -> None:
+def test_failed_private_deliveries_are_reported_to_the_host(
+    fake: FakeTwilio, records: Records
+) -> None:
     async def body(w: World) -> None:
         game_id = await lobby(w)
         fake.unsubscribed.add(PHONES[4])  # Twilio refuses at once (21610)
@@ -269,9 +305,11 @@ def test_failed_private_deliveries_are_reported_to_the_host(fake: FakeTwilio) ->
             )
             assert response.status_code == 204
         assert [r[1].param("name") for r in w.host_reports] == ["Sigrun", "Ingrid"]
-        assert w.sms.directory.sent(sent["sid"]).status == "undelivered"  # type: ignore[union-attr]
+        record = await w.sms.directory.sent(sent["sid"])
+        assert record is not None and record.status == "undelivered" and record.secret
+        assert record.phone == PHONES[2] and record.game == game_id
 
-    play(fake, body)
+    play(fake, records, body)
 
 
 def test_a_messaging_service_sends_and_the_queue_keeps_one_per_second(fake: FakeTwilio) -> None:
@@ -283,7 +321,7 @@ def test_a_messaging_service_sends_and_the_queue_keeps_one_per_second(fake: Fake
         assert len(waits) >= len(fake.messages) - 1 > 0
         assert all(abs(s - 1.0) < 1e-9 for s in waits)
 
-    play(fake, body, messaging_service_sid="MG" + "1" * 32, rate=1.0)
+    play(fake, SqliteDirectory, body, messaging_service_sid="MG" + "1" * 32, rate=1.0)
 
 
 def test_phone_numbers_are_normalised_to_e164() -> None:
@@ -314,4 +352,4 @@ def test_no_text_ever_causes_an_error_response(fake: FakeTwilio, bodies: list[st
                 assert {m["to"] for m in fake.messages} <= {phone}
                 assert fake.messages or opt_out.classify(text) is not None, text
 
-    play(fake, body)
+    play(fake, SqliteDirectory, body)

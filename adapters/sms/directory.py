@@ -8,8 +8,15 @@ final result still goes out); the numbers that said STOP; every inbound message
 also how a redelivery is recognised); and every outbound one with its delivery
 status, so a failed private text can be reported to the host.
 
-SQLite from the standard library, one small file (or ":memory:"). The calls are
-single-row statements on indexed keys, quick enough to run on the event loop.
+`Directory` is that port; two implementations keep it:
+
+- `SqliteDirectory` (here): one small SQLite file (or ":memory:"), for the
+  embedded store's single process. The calls are single-row statements on
+  indexed keys, quick enough to run on the event loop.
+- `RedisDirectory` (`adapters.sms.redis_directory`): every worker sharing a
+  Redis shares the records, so a text may reach any worker, its redelivery
+  another, and the status callback a third.
+
 Player ids for phones are opaque (`player_id`): a keyed hash, so the same phone
 always gets the same id (a redelivered JOIN is the same player) while the id,
 which public views do show, reveals nothing about the number.
@@ -21,7 +28,8 @@ import hashlib
 import hmac
 import sqlite3
 import threading
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
 
 PREFIX = "sms:"
 
@@ -49,6 +57,15 @@ def is_sms(player: str | None) -> bool:
     return player is not None and player.startswith(PREFIX)
 
 
+class Received(NamedTuple):
+    """An inbound text as it was first stored."""
+
+    sid: str
+    phone: str
+    body: str
+    at: float
+
+
 class Sent(NamedTuple):
     sid: str
     phone: str
@@ -58,7 +75,65 @@ class Sent(NamedTuple):
     status: str
 
 
-class Directory:
+class Directory(Protocol):
+    """The SMS adapter's own records. Every method is one atomic step against
+    whatever holds them, so workers sharing the records never race on one."""
+
+    async def store_inbound(self, sid: str, phone: str, body: str, at: float) -> bool:
+        """Store an inbound message; False if this MessageSid was stored before
+        (by this process or any other sharing the records)."""
+        ...
+
+    async def inbound(self, sid: str) -> Received | None:
+        """The inbound message stored under `sid`, if any."""
+        ...
+
+    async def set_phone(self, player: str, phone: str, game: str | None) -> None: ...
+
+    async def phone_of(self, player: str) -> str | None: ...
+
+    async def opt_out(self, phone: str, at: float) -> bool:
+        """Mark `phone` unreachable; False if it was already."""
+        ...
+
+    async def opt_in(self, phone: str) -> bool:
+        """Make `phone` reachable again; False if it was not opted out."""
+        ...
+
+    async def opted_out(self, phone: str) -> bool: ...
+
+    async def reachable(self, players: Sequence[str]) -> dict[str, str]:
+        """The phones of those of `players` whose number is known and did not
+        opt out: whom a text can go to (one round trip for a whole table)."""
+        ...
+
+    async def record_sent(
+        self,
+        sid: str,
+        phone: str,
+        player: str | None,
+        game: str | None,
+        secret: bool,
+        status: str,
+        at: float,
+        error: str | None = None,
+    ) -> None: ...
+
+    async def update_status(
+        self, sid: str, status: str, error: str | None, at: float
+    ) -> Sent | None:
+        """Record a status callback; the message as it was before (None if unknown)."""
+        ...
+
+    async def sent(self, sid: str) -> Sent | None: ...
+
+    async def close(self) -> None: ...
+
+
+class SqliteDirectory:
+    """The records in one SQLite file: for one process (or several on one host
+    sharing the file)."""
+
     def __init__(self, path: str = ":memory:") -> None:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
@@ -71,8 +146,7 @@ class Directory:
 
     # -- inbound ----------------------------------------------------------------
 
-    def store_inbound(self, sid: str, phone: str, body: str, at: float) -> bool:
-        """Store an inbound message; False if this MessageSid was stored before."""
+    async def store_inbound(self, sid: str, phone: str, body: str, at: float) -> bool:
         cur = self._exec(
             "INSERT OR IGNORE INTO inbound (sid, phone, body, at) VALUES (?, ?, ?, ?)",
             sid,
@@ -82,12 +156,13 @@ class Directory:
         )
         return cur.rowcount == 1
 
-    def inbound_count(self) -> int:
-        return int(self._exec("SELECT COUNT(*) FROM inbound").fetchone()[0])
+    async def inbound(self, sid: str) -> Received | None:
+        row = self._exec("SELECT sid, phone, body, at FROM inbound WHERE sid = ?", sid).fetchone()
+        return None if row is None else Received(row[0], row[1], row[2], float(row[3]))
 
     # -- numbers ------------------------------------------------------------------
 
-    def set_phone(self, player: str, phone: str, game: str | None) -> None:
+    async def set_phone(self, player: str, phone: str, game: str | None) -> None:
         self._exec(
             "INSERT OR REPLACE INTO numbers (player, phone, game) VALUES (?, ?, ?)",
             player,
@@ -95,26 +170,37 @@ class Directory:
             game,
         )
 
-    def phone_of(self, player: str) -> str | None:
+    async def phone_of(self, player: str) -> str | None:
         row = self._exec("SELECT phone FROM numbers WHERE player = ?", player).fetchone()
         return None if row is None else str(row[0])
 
     # -- opt-out ------------------------------------------------------------------
 
-    def opt_out(self, phone: str, at: float) -> bool:
-        """Mark `phone` unreachable; False if it was already."""
+    async def opt_out(self, phone: str, at: float) -> bool:
         cur = self._exec("INSERT OR IGNORE INTO optout (phone, at) VALUES (?, ?)", phone, at)
         return cur.rowcount == 1
 
-    def opt_in(self, phone: str) -> bool:
+    async def opt_in(self, phone: str) -> bool:
         return self._exec("DELETE FROM optout WHERE phone = ?", phone).rowcount == 1
 
-    def opted_out(self, phone: str) -> bool:
+    async def opted_out(self, phone: str) -> bool:
         return self._exec("SELECT 1 FROM optout WHERE phone = ?", phone).fetchone() is not None
+
+    async def reachable(self, players: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for player in players:
+            row = self._exec(
+                "SELECT phone FROM numbers WHERE player = ?"
+                " AND phone NOT IN (SELECT phone FROM optout)",
+                player,
+            ).fetchone()
+            if row is not None:
+                out[player] = str(row[0])
+        return out
 
     # -- outbound -----------------------------------------------------------------
 
-    def record_sent(
+    async def record_sent(
         self,
         sid: str,
         phone: str,
@@ -138,28 +224,36 @@ class Directory:
             at,
         )
 
-    def update_status(self, sid: str, status: str, error: str | None, at: float) -> Sent | None:
-        """Record a status callback; the message as it was before (None if unknown)."""
-        row = self._exec(
-            "SELECT sid, phone, player, game, secret, status FROM outbound WHERE sid = ?", sid
-        ).fetchone()
+    async def update_status(
+        self, sid: str, status: str, error: str | None, at: float
+    ) -> Sent | None:
+        # One UPDATE ... RETURNING would not give the old status; a transaction
+        # under the lock (and SQLite's write lock across processes) keeps the
+        # read and the write together.
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute(
+                    "SELECT sid, phone, player, game, secret, status FROM outbound WHERE sid = ?",
+                    (sid,),
+                ).fetchone()
+                if row is not None:
+                    self._db.execute(
+                        "UPDATE outbound SET status = ?, error = ?, at = ? WHERE sid = ?",
+                        (status, error, at, sid),
+                    )
+            finally:
+                self._db.execute("COMMIT")
         if row is None:
             return None
-        self._exec(
-            "UPDATE outbound SET status = ?, error = ?, at = ? WHERE sid = ?",
-            status,
-            error,
-            at,
-            sid,
-        )
         return Sent(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
 
-    def sent(self, sid: str) -> Sent | None:
+    async def sent(self, sid: str) -> Sent | None:
         row = self._exec(
             "SELECT sid, phone, player, game, secret, status FROM outbound WHERE sid = ?", sid
         ).fetchone()
         return None if row is None else Sent(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
 
-    def close(self) -> None:
+    async def close(self) -> None:
         with self._lock:
             self._db.close()

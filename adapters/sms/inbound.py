@@ -3,9 +3,10 @@
 The webhook calls `Gateway.handle` after checking the signature and before it
 answers Twilio, so an input is durable (stored by its MessageSid, and if it
 became an action, committed by the game service under the same key) before
-Twilio hears back. A redelivered MessageSid runs through again with its
-replies suppressed: the service's idempotency key makes the action apply once,
-and a first delivery that crashed halfway is completed.
+Twilio hears back; a text whose handling failed is answered with a 5xx, never
+acknowledged. A redelivered MessageSid runs through again with its replies
+suppressed: the service's idempotency key makes the action apply once, and a
+first delivery that crashed or failed halfway is completed.
 
 Replies go out through the outbound queue (not in the TwiML answer), so a reply
 and the texts the transition caused keep their order.
@@ -13,6 +14,7 @@ and the texts the transition caused keep their order.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -75,18 +77,27 @@ class Gateway:
 
     # -- inbound -------------------------------------------------------------------
 
-    async def handle(self, sid: str, sender: str, body: str) -> None:
+    async def handle(self, sid: str, sender: str, body: str) -> bool:
+        """Handle one text. True once it is dealt with (applied, refused, or
+        answered); False if handling failed part way (the store or the records
+        unreachable, say): then the webhook must not acknowledge it, so that
+        Twilio delivers it again, and the MessageSid keeps that from applying
+        anything twice."""
         phone = e164(sender, self.settings.default_region)
         if phone is None:
             log.warning("inbound text from an unusable number")
-            return
-        fresh = self.directory.store_inbound(sid, phone, body, self.clock())
+            return True
+        fresh = False
         try:
+            fresh = await self.directory.store_inbound(sid, phone, body, self.clock())
             await self._handle(sid, phone, body, quiet=not fresh)
         except Exception:
             log.exception("inbound text %s failed", sid)
-            if fresh:
-                await self.reply(phone, R.t(R.FAILED, self.settings.default_lang))
+            if fresh:  # tell the player once; a redelivery is quiet
+                with contextlib.suppress(Exception):
+                    await self.reply(phone, R.t(R.FAILED, self.settings.default_lang))
+            return False
+        return True
 
     async def _handle(self, sid: str, phone: str, body: str, quiet: bool) -> None:
         player = self.player_of(phone)
@@ -124,13 +135,13 @@ class Gateway:
         if kind == opt_out.HELP:
             say.append(R.t(R.HELP, lang))
         elif kind == opt_out.STOP:
-            if self.directory.opt_out(phone, self.clock()) and game is not None:
+            if await self.directory.opt_out(phone, self.clock()) and game is not None:
                 await self.tell_host(game, msg(R.OPTED_OUT, name=_name(game, player)))
         elif kind == opt_out.RESUME:
-            if self.directory.opt_in(phone) and game is not None:
+            if await self.directory.opt_in(phone) and game is not None:
                 await self.tell_host(game, msg(R.OPTED_IN, name=_name(game, player)))
             if game is not None:
-                say.append(self.status_text(game, player))
+                say.append(await self.status_text(game, player))
 
     async def _command(
         self,
@@ -156,7 +167,7 @@ class Gateway:
         elif game is None:
             say.append(R.t(R.NOT_IN_GAME, lang))
         elif kind == "status":
-            say.append(self.status_text(game, player))
+            say.append(await self.status_text(game, player))
         elif kind in HOST_ACTIONS:
             phase = game.phase.seq if kind == "advance" else None
             await self._submit(sid, game, HOST_ACTIONS[kind](player, phase), player, say)
@@ -177,7 +188,7 @@ class Gateway:
             say.append(R.t(R.IN_ANOTHER, lang))
             return
         created = await self.service.create_game(cmd.args[0], player, lang=lang, key=f"sms:{sid}")
-        self.directory.set_phone(player, phone, created.game.id)
+        await self.directory.set_phone(player, phone, created.game.id)
         await self.store.bind(phone, created.game.id, player)
         say.append(R.t(R.CREATED, lang, code=created.code or "?"))
 
@@ -199,7 +210,7 @@ class Gateway:
         if game is not None and game.id != game_id:
             say.append(R.t(R.IN_ANOTHER, lang))
             return
-        self.directory.set_phone(player, phone, game_id)
+        await self.directory.set_phone(player, phone, game_id)
         outcome = await self.service.submit(game_id, A.Join(player, None, name), key=sid)
         if outcome.rejected is not None:
             say.append(render(outcome.rejected.message, outcome.game.lang))
@@ -245,25 +256,25 @@ class Gateway:
 
     # -- status and the host -----------------------------------------------------------
 
-    def status_text(self, game: Game, player: str) -> str:
+    async def status_text(self, game: Game, player: str) -> str:
         """The player's current question again (STATUS); the host gets the roster."""
         lines = []
         question = R.prompt(game, R.menus(game, player), game.lang)
         if question:
             lines.append(question)
         if player == game.host:
-            lines.append(self.roster(game))
+            lines.append(await self.roster(game))
         return "\n".join(lines) or R.t(R.NOTHING_NOW, game.lang)
 
-    def roster(self, game: Game) -> str:
+    async def roster(self, game: Game) -> str:
         """The players, SMS ones with a masked number ("Åse *67"; STOP if they
         opted out): the host's view, short enough for 15 players in two segments."""
         parts = []
         for pid, name in zip(game.players, game.names, strict=True):
-            phone = self.directory.phone_of(pid)
+            phone = await self.directory.phone_of(pid)
             if phone is None:
                 parts.append(name)
-            elif self.directory.opted_out(phone):
+            elif await self.directory.opted_out(phone):
                 parts.append(f"{name} {short_mask(phone)} STOP")
             else:
                 parts.append(f"{name} {short_mask(phone)}")
@@ -287,7 +298,7 @@ class Gateway:
         player: str | None = None,
         game: str | None = None,
     ) -> None:
-        if self.directory.opted_out(phone):
+        if await self.directory.opted_out(phone):
             return
         body = prepare(text, lang or self.settings.default_lang, self.settings.transliterate)
         for chunk in split(body):
@@ -297,7 +308,7 @@ class Gateway:
 
     async def status(self, sid: str, status: str, error: str | None) -> None:
         """A status callback: record it; a failed private text is reported to the host."""
-        before = self.directory.update_status(sid, status, error, self.clock())
+        before = await self.directory.update_status(sid, status, error, self.clock())
         if before is None or status not in ("failed", "undelivered"):
             return
         if before.status in ("failed", "undelivered") or not before.secret:

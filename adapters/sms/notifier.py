@@ -137,25 +137,38 @@ class SmsNotifier:
             for e in events
             if e.kind is Kind.ANNOUNCE and e.text is not None
         )
+        texts: list[tuple[str, list[str], bool]] = []
         for who in recipients(game):
             key = (game.id, who)
             lines, secret = compose(game, events, who, announce_all, self._pending.get(key, ()))
             if lines:
                 self._pending.pop(key, None)
-                await self.text(game, who, lines, secret)
+                texts.append((who, lines, secret))
             elif public and not game.over:
                 # Kept for the player's next text, where it may ride along for free.
                 self._pending[key] = (*self._pending.get(key, ()), *public)[-PENDING:]
+        if texts:
+            # One look-up for the whole table: the records may be a network away.
+            phones = await self.directory.reachable([who for who, _, _ in texts])
+            for who, lines, secret in texts:
+                phone = phones.get(who)
+                if phone is not None:
+                    await self._queue(game, who, phone, lines, secret)
         if game.over:
             for who in recipients(game):
                 self._pending.pop((game.id, who), None)
 
     async def text(self, game: Game, who: str, lines: list[str], secret: bool) -> bool:
         """Queue `lines` to `who` (one text, split if it must be); False if not sent."""
-        phone = self.directory.phone_of(who)
-        if not lines or phone is None or self.directory.opted_out(phone):
+        phone = (await self.directory.reachable([who])).get(who) if lines else None
+        if phone is None:
             return False
+        await self._queue(game, who, phone, lines, secret)
+        return True
+
+    async def _queue(
+        self, game: Game, who: str, phone: str, lines: list[str], secret: bool
+    ) -> None:
         body = prepare("\n".join(lines), game.lang, self.settings.transliterate)
         for chunk in split(body):
             await self.outbox.send(OutMessage(phone, chunk, game.id, who, secret))
-        return True

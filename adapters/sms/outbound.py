@@ -4,27 +4,32 @@ A long code sends about one message per second; faster, Twilio queues and then
 refuses. One FIFO queue per sender (phone number or Messaging Service), drained
 by one task at `rate` messages per second, keeps every player's texts in the
 order they were made (a menu never overtakes the result it follows). Sending is
-the twilio REST client (`client.messages.create`, blocking, so on a thread),
-with a status callback URL so deliveries are recorded; a text that Twilio
-refuses outright is recorded as failed, and if it carried private information
-the host is told (`on_failed`), since it cannot be sent anywhere else instead.
+the twilio REST client's async API (`client.messages.create_async`), with a
+status callback URL so deliveries are recorded; a text that Twilio refuses
+outright is recorded as failed, and if it carried private information the host
+is told (`on_failed`), since it cannot be sent anywhere else instead.
 
-`twilio_client(settings)` builds the real client; `TWILIO_API_BASE_URL` sends its
-requests to another origin (a local fake in tests) through the client's
-documented extension point, a custom `http_client`.
+`twilio_client(settings)` builds the real client on the client's documented
+extension point, a custom `http_client`: `AiohttpClient` makes the REST calls on
+the event loop over one kept-alive aiohttp session (twilio's own async
+dependency), which costs well under half the CPU per text of the blocking
+client on a thread; `TWILIO_API_BASE_URL` sends them to another origin (a
+local fake in tests).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
+import aiohttp
 from twilio.base.exceptions import TwilioRestException
-from twilio.http.http_client import TwilioHttpClient
+from twilio.http import AsyncHttpClient
 from twilio.http.response import Response
 from twilio.rest import Client
 
@@ -42,23 +47,54 @@ class OutMessage(NamedTuple):
     secret: bool = False  # private information: a failed delivery is reported to the host
 
 
-class RebasedHttpClient(TwilioHttpClient):  # type: ignore[misc]
-    """Twilio's own HTTP client, sending to `base` instead of api.twilio.com."""
+class AiohttpClient(AsyncHttpClient):  # type: ignore[misc]
+    """Twilio's REST calls over one aiohttp session, sent to `base` (Twilio's
+    API, or a stand-in). The session is made on first use, inside the event
+    loop that sends; `close` ends it."""
 
-    def __init__(self, base: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, base: str = TWILIO_API, timeout: float = 10.0) -> None:
+        super().__init__(logging.getLogger("twilio.http_client"), True, timeout)
         self.base = base.rstrip("/")
+        self._session: aiohttp.ClientSession | None = None
 
-    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> Response:
-        if url.startswith(TWILIO_API):
-            url = self.base + url[len(TWILIO_API) :]
-        return super().request(method, url, *args, **kwargs)
+    async def request(
+        self,
+        method: str,
+        uri: str,
+        params: dict[str, Any] | None = None,
+        data: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        auth: tuple[str, str] | None = None,
+        timeout: float | None = None,
+        allow_redirects: bool = False,
+    ) -> Response:
+        if uri.startswith(TWILIO_API):
+            uri = self.base + uri[len(TWILIO_API) :]
+        if self._session is None or self._session.closed:
+            limit = aiohttp.ClientTimeout(total=timeout or self.timeout)
+            self._session = aiohttp.ClientSession(timeout=limit)
+        sent = dict(headers or {})
+        if auth is not None:
+            token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
+            sent["Authorization"] = f"Basic {token}"
+        async with self._session.request(
+            method.upper(),
+            uri,
+            params=params,
+            data=data,
+            headers=sent,
+            allow_redirects=allow_redirects,
+        ) as r:
+            return Response(r.status, await r.text(), r.headers)
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
 
 
 def twilio_client(settings: SmsSettings) -> Client:
-    http = None
-    if settings.api_base_url != TWILIO_API:
-        http = RebasedHttpClient(settings.api_base_url, timeout=10)
+    http = AiohttpClient(settings.api_base_url, timeout=10)
     return Client(settings.account_sid, settings.auth_token, http_client=http)
 
 
@@ -111,6 +147,9 @@ class Outbox:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._workers.clear()
+        http = getattr(self.client, "http_client", None)
+        if isinstance(http, AiohttpClient):
+            await http.close()
 
     async def _drain(self, sender: str, queue: asyncio.Queue[OutMessage]) -> None:
         interval = 1.0 / self.settings.rate if self.settings.rate > 0 else 0.0
@@ -137,11 +176,11 @@ class Outbox:
         if self.settings.public_base_url:
             kwargs["status_callback"] = self.settings.status_url
         try:
-            sent = await asyncio.to_thread(self.client.messages.create, **kwargs)
+            sent = await self.client.messages.create_async(**kwargs)
         except TwilioRestException as e:
             error = str(e.code or e.status)
             sid = f"failed:{m.to}:{self.wall()}"
-            self.directory.record_sent(
+            await self.directory.record_sent(
                 sid, m.to, m.player, m.game, m.secret, "failed", self.wall(), error
             )
             log.warning("Twilio refused a text (%s)", error)
@@ -149,6 +188,6 @@ class Outbox:
                 await self.on_failed(m, error)
             return
         self.sent += 1
-        self.directory.record_sent(
+        await self.directory.record_sent(
             str(sent.sid), m.to, m.player, m.game, m.secret, str(sent.status), self.wall()
         )

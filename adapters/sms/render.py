@@ -13,6 +13,8 @@ a numbered list on one line (`Vote for: 1 Ana 2 Bo 3 Nobody. Reply with the numb
 
 from __future__ import annotations
 
+import functools
+
 from adapters.sms.grammar import Menu, MenuField, Option, Unmatched, fold
 from gameflow.core import actions as A
 from gameflow.core.engine import legal
@@ -111,27 +113,53 @@ def t(msgid: str, lang: str, **params: str | int) -> str:
 
 def label(game: Game, field: str, value: Value, lang: str) -> str:
     """How `value` of `field` is written in `lang`."""
+    if isinstance(value, str):
+        seat = game.seat(value)
+        if seat >= 0:
+            return game.names[seat]
+    return _plain_label(field, value, lang)
+
+
+def _words(game: Game, field: str, value: Value) -> tuple[str, ...]:
+    """The folded words that name `value`, in every language. They depend only on
+    the game's language and table, so they are cached: every transition renders
+    each SMS player's menu, and a worker serving many games would otherwise
+    translate and fold the same labels again and again."""
+    if value is None or isinstance(value, bool | int):
+        return _label_words(game.lang, field, value)
+    if game.seat(value) >= 0:
+        return _player_words(game.names[game.seat(value)], value)
+    return _label_words(game.lang, field, value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_words(lang: str, field: str, value: Value) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    if value is not None and not isinstance(value, bool | int):
+        seen[fold(value)] = None
+    for each in (lang, *LANGUAGES):
+        text = fold(_plain_label(field, value, each))
+        seen[text] = None
+        seen.update(dict.fromkeys(text.split()))
+    return tuple(seen)
+
+
+@functools.lru_cache(maxsize=16384)
+def _player_words(name: str, player: str) -> tuple[str, ...]:
+    """A player is named by their name, the same in every language."""
+    text = fold(name)
+    return tuple(dict.fromkeys((fold(player), text, *text.split())))
+
+
+def _plain_label(field: str, value: Value, lang: str) -> str:
+    """`label` for a value that is not a player."""
     if value is None:
         return render(NO_PARTNER if field == "partner" else NOBODY, lang)
     if isinstance(value, bool):
         return render(YES if value else NO, lang)
     if isinstance(value, int):
         return str(value)
-    seat = game.seat(value)
-    if seat >= 0:
-        return game.names[seat]
     return render(value, lang)
-
-
-def _words(game: Game, field: str, value: Value) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    if value is not None and not isinstance(value, bool | int):
-        seen[fold(value)] = None
-    for lang in (game.lang, *LANGUAGES):
-        text = fold(label(game, field, value, lang))
-        seen[text] = None
-        seen.update(dict.fromkeys(text.split()))
-    return tuple(seen)
 
 
 def menus(game: Game, player: str) -> tuple[Menu, ...]:

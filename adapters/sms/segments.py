@@ -52,8 +52,11 @@ _PUNCT_TABLE = str.maketrans(_PUNCT)
 _TABLE = str.maketrans({**_PUNCT, **_TRANSLIT})
 
 
+_GSM7 = GSM7_BASIC | GSM7_EXTENSION
+
+
 def is_gsm7(text: str) -> bool:
-    return all(c in GSM7_BASIC or c in GSM7_EXTENSION for c in text)
+    return _GSM7.issuperset(text)
 
 
 def encoding(text: str) -> str:
@@ -64,7 +67,7 @@ def encoding(text: str) -> str:
 def units(text: str) -> int:
     """The text's length in its encoding's units (septets or UTF-16 units)."""
     if is_gsm7(text):
-        return sum(2 if c in GSM7_EXTENSION else 1 for c in text)
+        return len(text) + sum(map(text.count, GSM7_EXTENSION))
     return len(text.encode("utf-16-le")) // 2
 
 

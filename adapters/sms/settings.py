@@ -14,7 +14,8 @@ write Serbian in GSM-7 letters (č -> c, đ -> dj) to halve the cost.
 the opaque player ids (defaults to the auth token). `SMS_ANNOUNCE`: "bundled"
 (public announcements ride along with a player's private texts; the TV shows
 the rest) or "all". `SMS_DB`: the SQLite file of the adapter's own records
-(numbers, opt-outs, messages; default muldvarp-sms.sqlite3).
+(numbers, opt-outs, messages; default muldvarp-sms.sqlite3) when no directory is
+given; `muldvarp serve` gives one (SQLite in DATA_DIR, or Redis).
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ Twilio's `RequestValidator` over the URL Twilio called, which is
 `PUBLIC_BASE_URL` + the path (+ query), never the URL this process sees: behind
 a reverse proxy the host, scheme and port differ. A forged or unsigned request
 gets 403 and changes nothing. Then the text is handled (stored by MessageSid,
-deduplicated, applied) before the answer, which is always an empty TwiML
-response: replies go out through the REST API and the outbound queue, in order.
+deduplicated, applied) before the answer, which is an empty TwiML response:
+replies go out through the REST API and the outbound queue, in order. A text
+that could not be handled (the store unreachable, say) gets 503 instead, so it
+is not acknowledged: Twilio retries it or calls the number's fallback URL.
 `/sms/twilio/status` records delivery reports the same way.
 
 `create_sms(service, settings)` builds the adapter (directory, outbound queue,
@@ -30,7 +32,7 @@ from starlette.routing import Route
 from twilio.request_validator import RequestValidator
 from twilio.rest import Client
 
-from adapters.sms.directory import Directory
+from adapters.sms.directory import Directory, SqliteDirectory
 from adapters.sms.inbound import Gateway, HostHook
 from adapters.sms.notifier import SmsNotifier
 from adapters.sms.outbound import Outbox, twilio_client
@@ -52,6 +54,7 @@ class SmsAdapter:
 
     async def close(self) -> None:
         await self.outbox.close()
+        await self.directory.close()
 
 
 def create_sms(
@@ -65,8 +68,11 @@ def create_sms(
     monotonic: Callable[[], float] = time.monotonic,
     register: bool = True,
 ) -> SmsAdapter:
-    """The SMS adapter around `service`; its notifier joins the service's ports."""
-    directory = directory or Directory(settings.db_path)
+    """The SMS adapter around `service`; its notifier joins the service's ports.
+    `directory` (which the adapter then owns and closes) holds the SMS records:
+    the caller picks the kind (`bots.app` takes Redis when the store is Redis);
+    without one they go to the SQLite file `settings.db_path`."""
+    directory = directory if directory is not None else SqliteDirectory(settings.db_path)
     outbox = Outbox(
         client or twilio_client(settings),
         settings,
@@ -117,7 +123,9 @@ def routes(sms: SmsAdapter) -> list[Route]:
         sid = params.get("MessageSid") or params.get("SmsSid")
         sender = params.get("From")
         if sid and sender:
-            await sms.gateway.handle(str(sid), str(sender), str(params.get("Body", "")))
+            handled = await sms.gateway.handle(str(sid), str(sender), str(params.get("Body", "")))
+            if not handled:  # not acknowledged: Twilio retries, or calls the fallback URL
+                return Response("try again", status_code=503, media_type="text/plain")
         return Response(EMPTY_TWIML, media_type="application/xml")
 
     async def status(request: Request) -> Response:

@@ -1,0 +1,189 @@
+"""The SMS adapter's records in Redis, shared by every worker on that Redis.
+
+With several `muldvarp serve` workers, Twilio posts a text to whichever worker
+the proxy picks, redelivers it (same `MessageSid`) to another when the first
+gave no answer, and sends its status callbacks anywhere. So the records the
+SMS side keeps (see `adapters.sms.directory`) must be shared: here they are
+Redis keys under the game store's prefix, and every operation is one atomic
+Redis step, so two workers handling the same MessageSid at once cannot both
+treat it as new (`SET NX`).
+
+Keys, under `prefix` (default "muldvarp:", the same as the game store's):
+  sms:in:SID        JSON [phone, body, at]: an inbound text (`SET NX`), TTL retention
+  sms:num:PLAYER    JSON [phone, game]: player -> phone, TTL retention, renewed
+                    whenever the number is looked up (so it lives while texts
+                    go to it, a 12-day campaign included)
+  sms:stop:PHONE    opted out (STOP) at this time; no TTL: a STOP holds until START
+  sms:out:SID       hash phone, player, game, secret, status, error, at: an
+                    outbound text and its delivery status, TTL retention
+
+Each key is on its own (no multi-key step), so Redis Cluster works as it does
+for the store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.typing import EncodableT, FieldT
+
+from adapters.sms.directory import Received, Sent
+from adapters.store.base import DEFAULT_RETENTION
+
+# KEYS: the outbound hash. ARGV: status, error ("" for none), at.
+# The old fields, or nothing when the message is unknown (a callback for a text
+# recorded nowhere must not create a record).
+_UPDATE_STATUS = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local old = redis.call('HMGET', KEYS[1], 'phone', 'player', 'game', 'secret', 'status')
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'error', ARGV[2], 'at', ARGV[3])
+return old
+"""
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
+def _opt(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+class RedisDirectory:
+    """The `Directory` port on Redis (`redis.asyncio`)."""
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        *,
+        prefix: str = "muldvarp:",
+        retention: float = DEFAULT_RETENTION,
+    ) -> None:
+        if "{" in prefix or "}" in prefix:
+            raise ValueError("the key prefix must not contain braces (hash tags)")
+        self.client = client
+        self.prefix = prefix
+        self.retention = retention
+        self._update_status = client.register_script(_UPDATE_STATUS)
+
+    @classmethod
+    def from_url(cls, url: str, *, max_connections: int = 64, **kwargs: Any) -> RedisDirectory:
+        """A directory with a connection pool of its own. The pool blocks when all
+        `max_connections` are busy (redis-py's default pool raises instead), so
+        a burst of webhooks waits its turn rather than failing."""
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, decode_responses=True, max_connections=max_connections, timeout=10
+        )
+        return cls(aioredis.Redis(connection_pool=pool), **kwargs)
+
+    def _k(self, kind: str, name: str) -> str:
+        return f"{self.prefix}sms:{kind}:{name}"
+
+    # -- inbound ----------------------------------------------------------------
+
+    async def store_inbound(self, sid: str, phone: str, body: str, at: float) -> bool:
+        value = json.dumps([phone, body, at], ensure_ascii=False)
+        stored = await self.client.set(self._k("in", sid), value, nx=True, px=_ms(self.retention))
+        return bool(stored)
+
+    async def inbound(self, sid: str) -> Received | None:
+        value = await self.client.get(self._k("in", sid))
+        if value is None:
+            return None
+        phone, body, at = json.loads(value)
+        return Received(sid, str(phone), str(body), float(at))
+
+    # -- numbers ------------------------------------------------------------------
+
+    async def set_phone(self, player: str, phone: str, game: str | None) -> None:
+        value = json.dumps([phone, game])
+        await self.client.set(self._k("num", player), value, px=_ms(self.retention))
+
+    async def phone_of(self, player: str) -> str | None:
+        value = await self.client.getex(self._k("num", player), px=_ms(self.retention))
+        return None if value is None else str(json.loads(value)[0])
+
+    # -- opt-out ------------------------------------------------------------------
+
+    async def opt_out(self, phone: str, at: float) -> bool:
+        return bool(await self.client.set(self._k("stop", phone), repr(at), nx=True))
+
+    async def opt_in(self, phone: str) -> bool:
+        return bool(await self.client.delete(self._k("stop", phone)))
+
+    async def opted_out(self, phone: str) -> bool:
+        return bool(await self.client.exists(self._k("stop", phone)))
+
+    async def reachable(self, players: Sequence[str]) -> dict[str, str]:
+        # Two pipelined round trips for the whole table: the numbers (renewing
+        # them, as `phone_of` does), then which of those said STOP. Each key on
+        # its own, so this works on a Cluster as well.
+        if not players:
+            return {}
+        ttl = _ms(self.retention)
+        async with self.client.pipeline(transaction=False) as pipe:
+            for player in players:
+                pipe.getex(self._k("num", player), px=ttl)
+            found = await pipe.execute()
+        phones = {p: str(json.loads(v)[0]) for p, v in zip(players, found, strict=True) if v}
+        if not phones:
+            return {}
+        async with self.client.pipeline(transaction=False) as pipe:
+            for phone in phones.values():
+                pipe.exists(self._k("stop", phone))
+            stopped = await pipe.execute()
+        return {p: phone for (p, phone), s in zip(phones.items(), stopped, strict=True) if not s}
+
+    # -- outbound -----------------------------------------------------------------
+
+    async def record_sent(
+        self,
+        sid: str,
+        phone: str,
+        player: str | None,
+        game: str | None,
+        secret: bool,
+        status: str,
+        at: float,
+        error: str | None = None,
+    ) -> None:
+        key = self._k("out", sid)
+        fields: dict[FieldT, EncodableT] = {
+            "phone": phone,
+            "player": player or "",
+            "game": game or "",
+            "secret": "1" if secret else "0",
+            "status": status,
+            "error": error or "",
+            "at": repr(at),
+        }
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping=fields)
+            pipe.pexpire(key, _ms(self.retention))
+            await pipe.execute()
+
+    async def update_status(
+        self, sid: str, status: str, error: str | None, at: float
+    ) -> Sent | None:
+        old = await self._update_status(
+            keys=[self._k("out", sid)], args=[status, error or "", repr(at)]
+        )
+        if not old:
+            return None
+        phone, player, game, secret, before = old
+        return Sent(sid, str(phone), _opt(player), _opt(game), secret == "1", str(before))
+
+    async def sent(self, sid: str) -> Sent | None:
+        row = await self.client.hmget(
+            self._k("out", sid), ["phone", "player", "game", "secret", "status"]
+        )
+        phone, player, game, secret, status = row
+        if phone is None:
+            return None
+        return Sent(sid, str(phone), _opt(player), _opt(game), secret == "1", str(status))
+
+    async def close(self) -> None:
+        await self.client.aclose(close_connection_pool=True)
