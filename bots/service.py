@@ -138,10 +138,20 @@ class GameService:
         self._cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size
 
-    async def load(self, game_id: str) -> Game:
+    async def _stored(self, game_id: str) -> Game:
         game = await self.store.load(game_id)
         if game is None:
             raise GameNotFound(game_id)
+        return game
+
+    async def load(self, game_id: str) -> Game:
+        """The stored state. It also refreshes this process's copy when that is
+        older: an adapter that read the game (another worker had moved it on)
+        then saves the next input a stale apply and a failed commit."""
+        game = await self._stored(game_id)
+        cached = self._cache.get(game_id)
+        if cached is None or cached.version < game.version:
+            self._remember(game)
         return game
 
     async def current(self, game_id: str) -> tuple[Game, bool]:
@@ -224,7 +234,7 @@ class GameService:
             game = self._cache.pop(game_id, None)
             fresh = game is None
             if game is None:
-                game = await self.load(game_id)
+                game = await self._stored(game_id)
             now = self.clock()
             ready = zones.prepare(game, action, now)  # a start gets the zone table
             if isinstance(ready, Rejected):

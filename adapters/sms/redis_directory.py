@@ -77,7 +77,7 @@ class RedisDirectory:
         pool = aioredis.BlockingConnectionPool.from_url(
             url, decode_responses=True, max_connections=max_connections, timeout=10
         )
-        return cls(aioredis.Redis(connection_pool=pool), **kwargs)
+        return cls(aioredis.Redis.from_pool(pool), **kwargs)
 
     def _k(self, kind: str, name: str) -> str:
         return f"{self.prefix}sms:{kind}:{name}"

@@ -124,9 +124,15 @@ class RedisStore:
         self._swap_attr = client.register_script(_SWAP_ATTR)
 
     @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> RedisStore:
-        client = aioredis.Redis.from_url(url, decode_responses=True)
-        return cls(client, **kwargs)
+    def from_url(cls, url: str, *, max_connections: int = 128, **kwargs: Any) -> RedisStore:
+        """A store with a connection pool of its own that *waits* when all
+        `max_connections` are busy (redis-py's default pool raises "Too many
+        connections" instead, which under a burst of webhooks turned inputs into
+        errors). A `max_connections` in the URL wins."""
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, decode_responses=True, max_connections=max_connections, timeout=10
+        )
+        return cls(aioredis.Redis.from_pool(pool), **kwargs)
 
     # -- keys ---------------------------------------------------------------------
 
