@@ -3,13 +3,22 @@ replayed per second, and whole 5-player Resistance games (random bots) per
 second, on one core.
 
 Not a test: it prints figures (see docs/performance.md). Run it with
-`.venv/bin/python bench/engine.py [--games N] [--repeat R]`.
+`.venv/bin/python bench/engine.py [--games N] [--repeat R] [--aigamedev DIR]`.
 
 Method: play N full 15-player games once with a seeded random policy that picks
 from the legal actions (plus the deadlines), recording every accepted action and
 its time. Then replay the recorded streams through `gameflow.core.engine.apply`
 R times and keep the best run (the least disturbed by the rest of the machine).
 Only the replay is timed: that is the cost of the core itself.
+
+Resistance is measured twice, for the base game (plot cards off, as
+aigamedev/resistance plays it) and with plot cards (the default for 5-10
+players): the replay of recorded games (the core alone), and whole games played
+live by random bots that choose among `legal()` (new game, joins, start, and
+every input to the end): the like-for-like figure for the goal, which is what
+aigamedev/resistance does with its RandomBot. `--aigamedev DIR` (a checkout of
+github.com/aigamedev/resistance) times that engine in the same run, its runs
+alternating with ours, so the ratio holds however busy the machine is.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import platform
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -101,9 +111,15 @@ def replay(start: Game, stream: Stream) -> Game:
     return game
 
 
-def record_resistance(seed: int) -> tuple[Game, Stream]:
+RESISTANCE_MODES: dict[str, dict[str, object]] = {
+    "base game": {"plot_cards": False},
+    "plot cards": {},
+}
+
+
+def record_resistance(seed: int, options: dict[str, object]) -> tuple[Game, Stream]:
     """A 5-player Resistance game played once by random bots, recorded."""
-    start = resistance_bots.start_game(5, seed)
+    start = resistance_bots.start_game(5, seed, dict(options))
     stream: Stream = []
     resistance_bots.play_game(
         start,
@@ -112,6 +128,44 @@ def record_resistance(seed: int) -> tuple[Game, Stream]:
         lambda action, now: stream.append((action, now)),
     )
     return start, stream
+
+
+def live_resistance(games: int, options: dict[str, object]) -> float:
+    """Time to play `games` whole games with random bots choosing from
+    `legal()`: new game, joins, start, and every input to the end."""
+    t0 = time.perf_counter()
+    for seed in range(games):
+        start = resistance_bots.start_game(5, seed, dict(options))
+        resistance_bots.play_game(start, resistance_bots.random_action, random.Random(seed))
+    return time.perf_counter() - t0
+
+
+def aigamedev(path: str) -> Callable[[int], float]:
+    """A timer for `games` 5-player games of aigamedev/resistance with its
+    RandomBot, run from this folder (no logs/ here, so its bots write no log
+    files)."""
+    import itertools
+    import os
+
+    sys.path[:0] = [path, os.path.join(path, "bots")]
+    from beginners import RandomBot  # type: ignore[import-not-found]
+    from game import Game as AGame  # type: ignore[import-not-found]
+
+    roles = sorted(set(itertools.permutations([True, True, False, False, False])))
+
+    def timed(games: int) -> float:
+        here = os.getcwd()
+        os.chdir(os.path.dirname(os.path.abspath(__file__)))
+        try:
+            random.seed(0)
+            t0 = time.perf_counter()
+            for i in range(games):
+                AGame([RandomBot] * 5, roles[i % len(roles)]).run()
+            return time.perf_counter() - t0
+        finally:
+            os.chdir(here)
+
+    return timed
 
 
 def best_of(repeat: int, games: list[tuple[Game, Stream]]) -> float:
@@ -129,6 +183,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--aigamedev", help="a checkout of aigamedev/resistance to time too")
     args = parser.parse_args()
     games = [record_game(seed) for seed in range(args.games)]
     total = sum(len(s) for _, s in games)
@@ -143,18 +198,34 @@ def main() -> None:
         f"goal: >= 100,000 actions/s ({total / best / 100_000:.2f}x), "
         f"< 5 ms per game ({5 / per_game_ms:.2f}x headroom)"
     )
-    rgames = [record_resistance(seed) for seed in range(args.games * 5)]
-    rtotal = sum(len(s) for _, s in rgames)
-    rbest = best_of(args.repeat, rgames)
-    print(
-        f"resistance: {len(rgames)} x 5 players, random bots, {rtotal} actions "
-        f"({rtotal / len(rgames):.0f} per game)"
-    )
-    print(
-        f"resistance games per second: {len(rgames) / rbest:,.0f} "
-        f"(goal >= 2,400: {len(rgames) / rbest / 2400:.2f}x); "
-        f"actions per second: {rtotal / rbest:,.0f}"
-    )
+    rn = args.games * 5
+    floor = aigamedev(args.aigamedev) if args.aigamedev else None
+    for mode, options in RESISTANCE_MODES.items():
+        rgames = [record_resistance(seed, options) for seed in range(rn)]
+        rtotal = sum(len(s) for _, s in rgames)
+        replayed = rn / best_of(args.repeat, rgames)
+        # The base game alternates with aigamedev's runs (best of each), so a
+        # busy moment of the machine can't favour one side of the ratio.
+        live_best = floor_best = float("inf")
+        gc.collect()
+        for _ in range(args.repeat):
+            live_best = min(live_best, live_resistance(rn, options))
+            if floor is not None and mode == "base game":
+                floor_best = min(floor_best, floor(rn))
+        live = rn / live_best
+        print(
+            f"resistance, {mode}: {rn} x 5 players, random bots, {rtotal / rn:.0f} actions "
+            f"per game; replayed {replayed:,.0f} games/s ({replayed * rtotal / rn:,.0f} "
+            f"actions/s); played live from legal() {live:,.0f} games/s"
+        )
+        if mode == "base game":
+            ratio = f"goal >= 2,400: {live / 2400:.2f}x"
+            if floor is not None:
+                ratio += (
+                    f"; aigamedev/resistance, 5 RandomBots, same run: {rn / floor_best:,.0f} "
+                    f"games/s, {live * floor_best / rn:.2f}x"
+                )
+            print(f"  base game, live (like-for-like with aigamedev): {ratio}")
 
 
 if __name__ == "__main__":

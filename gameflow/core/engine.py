@@ -14,17 +14,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from gameflow.core import actions as A
-from gameflow.core.events import Event, Kind, announce, to_host
+from gameflow.core.events import Event, Kind, announce, changed, to_host
 from gameflow.core.legal import ActionSpec, Field
 from gameflow.core.phases import over, rearm
 from gameflow.core.result import Accepted, Rejected, reject
-from gameflow.core.rules import rules_for
+from gameflow.core.rules import Rules, rules_for
 from gameflow.core.state import (
     HOST_VIEW,
     LOBBY,
     OVER,
     Game,
     Phase,
+    replace_at,
     seed_digest,
     update,
     with_version,
@@ -65,7 +66,7 @@ def new_game(
         host=host,
         lang=lang,
         options=tuple(sorted(opts.items())),
-        setup=json.dumps(dict(setup or {}), sort_keys=True, separators=(",", ":")),
+        setup=json.dumps(dict(setup), sort_keys=True, separators=(",", ":")) if setup else "{}",
     )
 
 
@@ -75,17 +76,21 @@ def apply(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected
     result = handler(game, action, now) if handler is not None else _game_action(game, action, now)
     if isinstance(result, Rejected):
         return result
-    new = result.state
-    return Accepted(with_version(new, game.version + 1), result.events)
+    return _new(Accepted, (with_version(result.state, game.version + 1), result.events))
 
 
 def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
     """Everything `player` (or the host) may do now, game actions first."""
+    rules = _RULES.get(game.kind) or _rules(game.kind)
+    running = game.phase.name not in (LOBBY, OVER)  # game.running, without the call
+    if running and player != game.host:
+        # The common case, asked for every player after every input: a player's
+        # own game actions and nothing else.
+        return rules.legal(game, player) if player in game.players else ()
     specs: list[ActionSpec] = []
     seq = game.phase.seq
-    rules = rules_for(game.kind)
     hosted = player == game.host and bool(rules.host_kinds)
-    if game.running and (game.seat(player) >= 0 or hosted):
+    if running and (game.seat(player) >= 0 or hosted):
         specs.extend(rules.legal(game, player))
     if game.phase.name == LOBBY:
         if game.seat(player) >= 0:
@@ -93,12 +98,12 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
         if player == game.host:
             specs.append(ActionSpec(A.Start.kind, seq))
             specs.append(ActionSpec(A.Kick.kind, seq, (Field("target", game.players),)))
-            names = tuple(sorted(rules_for(game.kind).default_options()))
+            names = tuple(sorted(rules.default_options()))
             specs.append(ActionSpec(A.SetOption.kind, seq, (Field("name", names),)))
             specs.append(ActionSpec(A.SetLanguage.kind, seq, (Field("lang", LANGUAGES),)))
-    elif game.running and player == game.host:
+    elif running and player == game.host:
         specs.append(ActionSpec(A.Resume.kind if game.phase.paused else A.Pause.kind, seq))
-        if not rules_for(game.kind).awaiting(game):
+        if not rules.awaiting(game):
             specs.append(ActionSpec(A.Advance.kind, seq))
         specs.append(ActionSpec(A.End.kind, seq))
     return tuple(specs)
@@ -147,32 +152,48 @@ def view(game: Game, viewer: str | None) -> dict[str, Any]:
 
 def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
     phase = game.phase
-    if phase.name in (LOBBY, OVER):
+    if phase.name == LOBBY or phase.name == OVER:
         return _not_running(game)
     if action.phase is not None and action.phase != phase.seq:
         return reject("stale", N_("That question has already closed."))
-    seat = game.seat(action.by or "")
-    rules = rules_for(game.kind)
+    by = action.by
+    players = game.players
+    seat = players.index(by) if by in players else -1  # game.seat, without the call
+    rules = _RULES.get(game.kind) or _rules(game.kind)
     # A game may accept some of its own actions from the host (game master); it
     # lists their kinds in `host_kinds`. Host inputs never auto-advance a phase.
-    if seat < 0 and not (action.by == game.host and action.kind in rules.host_kinds):
+    if seat < 0 and not (by == game.host and action.kind in rules.host_kinds):
         return reject("not_in_game", N_("You are not playing in this game."))
     result = rules.act(game, action, now)
-    if isinstance(result, Rejected):
+    if seat < 0 or isinstance(result, Rejected):
         return result
     new = result.state
-    if seat >= 0 and new.missed[seat]:
-        new = new._replace(missed=_set(new.missed, seat, 0))
+    if new.missed[seat]:
+        new = replace_at(new, _MISSED, _set(new.missed, seat, 0))
+    # Who is awaited is asked first: it is usually someone, and then the option
+    # need not be read (both are pure, so the order changes nothing else).
+    now_phase = new.phase
     if (
-        seat >= 0
-        and new.phase.seq == game.phase.seq
-        and not new.phase.paused
-        and new.option("auto_advance", True)
+        now_phase.seq == phase.seq
+        and now_phase.paused_left is None  # not paused
         and not rules.awaiting(new)
+        and new.option("auto_advance", True)
     ):
         ended = rules.end_phase(new, now)
-        return Accepted(ended.state, result.events + ended.events)
-    return result if new is result.state else Accepted(new, result.events)
+        return _new(Accepted, (ended.state, result.events + ended.events))
+    return result if new is result.state else _new(Accepted, (new, result.events))
+
+
+# Accepted results are built directly, skipping the NamedTuple's Python-level
+# `__new__`: the engine makes one or two per input (same type, same values).
+_new = tuple.__new__
+_MISSED = Game._fields.index("missed")
+_RULES: dict[str, Rules] = {}  # the registry (filled once, at import), without a call per input
+
+
+def _rules(kind: str) -> Rules:
+    rules = _RULES[kind] = rules_for(kind)
+    return rules
 
 
 # -- core actions -----------------------------------------------------------------
@@ -190,16 +211,17 @@ def _join(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected
         return reject("joined", N_("You have already joined this game."))
     if not name or len(name) > MAX_NAME:
         return reject("bad_name", N_("Pick a name of 1 to {max} characters."), max=MAX_NAME)
-    if name.casefold() in (n.casefold() for n in game.names):
+    folded = name.casefold()
+    if any(n.casefold() == folded for n in game.names):
         return reject("name_taken", N_("The name {name} is taken; pick another."), name=name)
-    rules = rules_for(game.kind)
+    rules = _RULES.get(game.kind) or _rules(game.kind)
     if len(game.players) >= rules.max_players:
         return reject("full", N_("The game is full ({max} players)."), max=rules.max_players)
-    new = game._replace(
-        players=(*game.players, player), names=(*game.names, name), missed=(*game.missed, 0)
+    new = update(
+        game, players=(*game.players, player), names=(*game.names, name), missed=(*game.missed, 0)
     )
     text = msg(N_("{name} joined ({count} players)."), name=name, count=len(new.players))
-    return Accepted(new, (announce(text, game.phase.seq), Event(Kind.CHANGED)))
+    return Accepted(new, (announce(text, game.phase.seq), changed()))
 
 
 def _leave(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:

@@ -6,7 +6,7 @@ gets its deadline, its sequence number and its reminders the same way.
 
 from __future__ import annotations
 
-from gameflow.core.events import Event, Kind
+from gameflow.core.events import Event, reminder, timer
 from gameflow.core.state import Game, Phase
 
 
@@ -32,11 +32,8 @@ def rearm(game: Game, seq: int, deadline: float, now: float) -> tuple[Event, ...
     phase starts or resumes)."""
     before = float(game.option("reminder_before", 60))
     if before > 0 and deadline - now >= 2 * before:
-        return (
-            Event(Kind.TIMER, phase=seq, at=deadline),
-            Event(Kind.REMINDER, phase=seq, at=deadline - before),
-        )
-    return (Event(Kind.TIMER, phase=seq, at=deadline),)
+        return (timer(seq, deadline), reminder(seq, deadline - before))
+    return (timer(seq, deadline),)
 
 
 def over(game: Game, now: float) -> Phase:

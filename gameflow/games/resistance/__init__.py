@@ -6,11 +6,10 @@ the project's own rules page with every [decision] this module takes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gameflow.core.actions import Action
-from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.games.resistance import flow, inputs, plots, views
@@ -19,6 +18,17 @@ from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose
 
 class StepError(ValueError):
     """A script step that is not a well-formed Resistance action."""
+
+
+# Each action class and its handler (game, action, seat): one lookup per input.
+_HANDLERS: dict[type[Action], Callable[[Game, Any, int], Accepted[Game] | Rejected]] = {
+    Propose: inputs.propose,
+    Vote: inputs.vote,
+    Mission: inputs.mission,
+    Give: plots.give,
+    Play: plots.play,
+    Pass: inputs.pass_,
+}
 
 
 class ResistanceRules:
@@ -47,26 +57,17 @@ class ResistanceRules:
         return flow.start(game, now)
 
     def act(self, game: Game, action: Action, now: float) -> Accepted[Game] | Rejected:
-        seat = game.seat(action.by or "")
-        if isinstance(action, Propose):
-            return inputs.propose(game, action, seat)
-        if isinstance(action, Vote):
-            return inputs.vote(game, action, seat)
-        if isinstance(action, Mission):
-            return inputs.mission(game, action, seat)
-        if isinstance(action, Give):
-            return plots.give(game, action, seat)
-        if isinstance(action, Play):
-            return plots.play(game, action, seat)
-        if isinstance(action, Pass):
-            return inputs.pass_(game, action, seat)
-        raise TypeError(f"not a Resistance action: {action!r}")
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise TypeError(f"not a Resistance action: {action!r}")
+        by, players = action.by, game.players
+        return handler(game, action, players.index(by) if by in players else -1)
 
     def end_phase(self, game: Game, now: float) -> Accepted[Game]:
         return flow.end_phase(game, now)
 
-    def awaiting(self, game: Game) -> tuple[int, ...]:
-        return inputs.awaiting(game)
+    # Asked after every input: the module functions themselves, not wrappers.
+    awaiting = staticmethod(inputs.awaiting)
 
     def expected(self, game: Game) -> tuple[int, ...]:
         return inputs.expected(game)
@@ -74,8 +75,7 @@ class ResistanceRules:
     def secret_awaiting(self, game: Game) -> bool:
         return False  # who is awaited is never a secret here
 
-    def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:
-        return inputs.legal(game, player)
+    legal = staticmethod(inputs.legal)  # asked for every player after every input
 
     def public_view(self, game: Game) -> dict[str, Any]:
         return views.public_view(game)

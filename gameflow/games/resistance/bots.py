@@ -34,27 +34,29 @@ from gameflow.games.resistance.state import FAIL, SPIES, SUCCESS, Resistance
 
 Policy = Callable[[Game, str, ActionSpec, random.Random], A.Action | None]
 EPOCH = 1_700_000_000.0
+_LOBBY = (A.Leave.kind, A.Start.kind)
 
 
 def random_action(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.Action | None:
     """Any legal action, uniformly (a random team of the right size)."""
+    kind = spec.kind
+    if kind == Vote.kind:  # most inputs: no fields to read
+        return Vote(player, None, rng.random() < 0.5)
     fields = {f.name: f.options for f in spec.fields}
-    if spec.kind == Propose.kind:
+    if kind == Propose.kind:
         st: Resistance = game.rules
         team = rng.sample(list(fields["team"]), st.team_size)
         return Propose(player, None, tuple(str(p) for p in team))
-    if spec.kind == Vote.kind:
-        return Vote(player, None, rng.random() < 0.5)
-    if spec.kind == Mission.kind:
+    if kind == Mission.kind:
         return Mission(player, None, str(rng.choice(fields["card"])))
-    if spec.kind == Give.kind:
+    if kind == Give.kind:
         return Give(player, None, str(rng.choice(fields["card"])), str(rng.choice(fields["to"])))
-    if spec.kind == Play.kind:
+    if kind == Play.kind:
         if rng.random() < 0.5:
             return None
         target = rng.choice(fields["target"])
         return Play(player, None, str(fields["card"][0]), None if target is None else str(target))
-    if spec.kind == Pass.kind:
+    if kind == Pass.kind:
         return Pass(player)
     return None
 
@@ -159,7 +161,7 @@ def play_game(
         progressed = False
         for p in game.players:
             for spec in legal(game, p):
-                if spec.kind in (A.Leave.kind, A.Start.kind):
+                if spec.kind in _LOBBY:
                     continue
                 action = policy(game, p, spec, rng)
                 if action is None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gameflow.core.events import Event, Kind, announce, prompt, tell
+from gameflow.core.events import Event, Kind, announce, changed, prompt, prompts, tell
 from gameflow.core.phases import enter, over
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rng import rng_for
-from gameflow.core.state import Game, update
+from gameflow.core.state import Game, replace_at, update, with_rules
 from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.resistance.cards import (
     CARDS,
@@ -66,7 +66,7 @@ def config_for(game: Game) -> Config:
 
 def start(game: Game, now: float) -> Accepted[Game] | Rejected:
     n = len(game.players)
-    setup: dict[str, Any] = json.loads(game.setup)
+    setup: dict[str, Any] = json.loads(game.setup) if game.setup != "{}" else {}
     roles = setup.get("roles")
     if roles is not None:
         if not isinstance(roles, dict) or set(roles) - set(game.players):
@@ -88,16 +88,17 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
     kind = str(game.option("plot_deck", "auto"))
     if kind not in DECKS:
         return reject("bad_setup", N_("The plot deck is auto, full or reduced."))
+    config = config_for(game)
+    deck: tuple[str, ...] = ()
     if "plot_deck" in setup:
-        deck = setup["plot_deck"]
-        if not isinstance(deck, list) or any(c not in CARDS for c in deck):
+        fixed = setup["plot_deck"]
+        if not isinstance(fixed, list) or any(c not in CARDS for c in fixed):
             return reject("bad_setup", N_("The fixed plot deck names unknown cards."))
-        deck = tuple(deck)
-    else:
+        deck = tuple(fixed)
+    elif config.draw:  # no shuffle without plot cards (a draw of its own: nothing else moves)
         cards = list(deck_for(n, kind))
         rng_for(game.seed, "resistance/plot_deck").shuffle(cards)
         deck = tuple(cards)
-    config = config_for(game)
     heroes: tuple[str, ...] = ()
     if config.heroes:
         custom = str(game.option("hero_cards", ""))
@@ -140,26 +141,37 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
         else:
             text = msg(N_("You are in the RESISTANCE."))
         events.append(tell(player, text, seq, secret=True))
-    return start_proposal(game, now, events, first=True)
+    return start_proposal(game, st, now, events, first=True)
 
 
-def start_proposal(game: Game, now: float, events: list[Event], first: bool) -> Accepted[Game]:
+# Transitions pass the Resistance state along and build the new Game once, at
+# the end; `game.rules` may be older than `st` in between.
+_PHASE = Game._fields.index("phase")
+_ON_MISSION = {
+    m: msg(N_("The team goes on mission {mission}."), mission=m) for m in range(1, MISSIONS + 1)
+}
+
+
+def start_proposal(
+    game: Game, st: Resistance, now: float, events: list[Event], first: bool
+) -> Accepted[Game]:
     """A new proposal round: draw plot cards (first round of a mission), draw
     the hero card, and wait for the leader."""
-    st: Resistance = game.rules
     n = len(game.players)
     hand: tuple[str, ...] = ()
     deck = st.deck
-    if first and st.config.draw:
-        hand, deck = deck[: st.config.draw], deck[st.config.draw :]
+    draw = st.config.draw
+    if first and draw:
+        hand, deck = deck[:draw], deck[draw:]
     hero = st.heroes[st.hero_count % len(st.heroes)] if st.heroes else ""
+    none: tuple[None, ...] = (None,) * n
     st = update(
         st,
         deck=deck,
         hand=hand,
         team=(),
-        votes=(None,) * n,
-        cards=(None,) * n,
+        votes=none,
+        cards=none,
         dealing_started=False,
         strong_played=False,
         passed=(),
@@ -200,10 +212,11 @@ def start_proposal(game: Game, now: float, events: list[Event], first: bool) -> 
     if hero:
         events.append(announce(msg(N_("Hero card: {hero}"), hero=hero), seq))
     events.append(prompt(game.players[st.leader], seq))
-    strong = {h.seat for h in st.held if h.card == STRONG_LEADER and h.seat != st.leader}
-    events.extend(prompt(game.players[s], seq) for s in sorted(strong))
+    if st.held:
+        strong = {h.seat for h in st.held if h.card == STRONG_LEADER and h.seat != st.leader}
+        events.extend(prompt(game.players[s], seq) for s in sorted(strong))
     events.extend(timers)
-    events.append(Event(Kind.CHANGED, phase=seq))
+    events.append(changed(seq))
     return Accepted(update(game, rules=st, phase=phase), tuple(events))
 
 
@@ -225,8 +238,11 @@ def random_team(game: Game) -> tuple[int, ...]:
 
 
 def _end_proposal(game: Game, now: float) -> Accepted[Game]:
-    game, events = settle_proposal(game)
     st: Resistance = game.rules
+    events: list[Event] = []
+    if st.hand or st.pending:  # cards the leader or a receiver left
+        game, events = settle_proposal(game)
+        st = game.rules
     seq = game.phase.seq
     if not st.team:
         st = update(st, team=random_team(game))
@@ -240,34 +256,32 @@ def _end_proposal(game: Game, now: float) -> Accepted[Game]:
                 seq,
             )
         )
-        game = update(game, rules=st)
+        game = with_rules(game, st)
     phase, timers = enter(game, TEAM_VOTE, st.mission, st.config.vote_seconds, now)
+    seq = phase.seq
+    names = game.names
+    team: tuple[Msg | str | int, ...] = tuple([names[s] for s in st.team])
     events.append(
-        announce(
-            msg(
-                N_("Vote on the team {names}: approve or reject."),
-                names=tuple(game.names[s] for s in st.team),
-            ),
-            phase.seq,
-        )
+        announce(msg(N_("Vote on the team {names}: approve or reject."), names=team), seq)
     )
-    events.extend(prompt(p, phase.seq) for p in game.players)
+    events.extend(prompts(game.players, seq))
     events.extend(timers)
-    events.append(Event(Kind.CHANGED, phase=phase.seq))
-    return Accepted(update(game, phase=phase), tuple(events))
+    events.append(changed(seq))
+    return Accepted(replace_at(game, _PHASE, phase), tuple(events))
 
 
 def _end_vote(game: Game, now: float) -> Accepted[Game]:
     st: Resistance = game.rules
     n = len(game.players)
     seq = game.phase.seq
-    yes = sum(1 for v in st.votes if v)
+    votes = st.votes
+    yes = votes.count(True)
     approved = 2 * yes > n  # strict majority of all players; a missing vote rejects
     names = game.names
-    pro: tuple[Msg | str | int, ...] = tuple(names[s] for s, v in enumerate(st.votes) if v)
-    con: tuple[Msg | str | int, ...] = tuple(names[s] for s, v in enumerate(st.votes) if not v)
+    pro: tuple[Msg | str | int, ...] = tuple([names[s] for s, v in enumerate(votes) if v])
+    con: tuple[Msg | str | int, ...] = tuple([names[s] for s, v in enumerate(votes) if not v])
     record = TeamVote(
-        st.mission, st.rejections + 1, st.leader, st.team, st.votes, approved, hero=st.hero
+        st.mission, st.rejections + 1, st.leader, st.team, votes, approved, hero=st.hero
     )
     st = update(st, proposals=(*st.proposals, record), leader=(st.leader + 1) % n)
     text = msg(
@@ -280,26 +294,25 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
         reject=con or NO_ONE,
     )
     events: list[Event] = [announce(text, seq)]
-    game = update(game, rules=st)
     if not approved:
-        return _rejected(game, now, events)
+        return _rejected(game, st, now, events)
     phase, timers = enter(game, MISSION, st.mission, st.config.mission_seconds, now)
-    events.append(
-        announce(msg(N_("The team goes on mission {mission}."), mission=st.mission), phase.seq)
-    )
-    members = set(st.team) | {h.seat for h in st.held if h.card in MISSION_CARDS}
-    events.extend(prompt(game.players[s], phase.seq) for s in sorted(members))
+    seq = phase.seq
+    events.append(announce(_ON_MISSION[st.mission], seq))
+    members = set(st.team)
+    if st.held:
+        members |= {h.seat for h in st.held if h.card in MISSION_CARDS}
+    players = game.players
+    events.extend(prompts([players[s] for s in sorted(members)], seq))
     events.extend(timers)
-    events.append(Event(Kind.CHANGED, phase=phase.seq))
-    return Accepted(update(game, phase=phase), tuple(events))
+    events.append(changed(seq))
+    return Accepted(update(game, rules=st, phase=phase), tuple(events))
 
 
-def _rejected(game: Game, now: float, events: list[Event]) -> Accepted[Game]:
+def _rejected(game: Game, st: Resistance, now: float, events: list[Event]) -> Accepted[Game]:
     """A rejected or vetoed team: move the vote track; the fifth rejection in a
     row wins the game for the spies."""
-    st: Resistance = game.rules
     st = update(st, rejections=st.rejections + 1)
-    game = update(game, rules=st)
     if st.rejections >= st.config.max_rejections:
         events.append(
             announce(
@@ -311,8 +324,8 @@ def _rejected(game: Game, now: float, events: list[Event]) -> Accepted[Game]:
                 game.phase.seq,
             )
         )
-        return _game_over(game, SPIES, now, events)
-    return start_proposal(game, now, events, first=False)
+        return _game_over(game, st, SPIES, now, events)
+    return start_proposal(game, st, now, events, first=False)
 
 
 def _end_mission(game: Game, now: float) -> Accepted[Game]:
@@ -322,13 +335,14 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
     if st.veto != NOBODY:
         last = st.proposals[-1]
         st = update(st, proposals=(*st.proposals[:-1], update(last, vetoed_by=st.veto)))
-        return _rejected(update(game, rules=st), now, events)
-    played = tuple(st.cards[s] or SUCCESS for s in st.team)  # a missing card is a success
+        return _rejected(game, st, now, events)
+    cards = st.cards
+    played = tuple([cards[s] or SUCCESS for s in st.team])  # a missing card is a success
     fails = played.count(FAIL)
     success = fails < st.config.fails_needed(st.mission)
-    shown = tuple((s, st.cards[s] or SUCCESS) for s in st.spotlight)
+    shown = tuple([(s, cards[s] or SUCCESS) for s in st.spotlight])
     for watcher, watched in st.watch:
-        seen = st.cards[watched] or SUCCESS
+        seen = cards[watched] or SUCCESS
         st = learn(st, watcher, Fact(st.mission, KEEPING_CLOSE_EYE, watched, seen))
         text = msg(
             N_("Keeping a Close Eye on You: {name} played {card}."),
@@ -365,18 +379,18 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
         )
     )
     events.append(announce(text, seq))
-    game = update(game, rules=st)
     if st.successes() >= WINS_NEEDED:
-        return _game_over(game, RESISTANCE, now, events)
+        return _game_over(game, st, RESISTANCE, now, events)
     if st.failures() >= WINS_NEEDED or len(st.results) >= MISSIONS:
-        return _game_over(game, SPIES, now, events)
-    game = update(game, rules=update(st, mission=st.mission + 1, rejections=0))
-    return start_proposal(game, now, events, first=True)
+        return _game_over(game, st, SPIES, now, events)
+    st = update(st, mission=st.mission + 1, rejections=0)
+    return start_proposal(game, st, now, events, first=True)
 
 
-def _game_over(game: Game, winner: str, now: float, events: list[Event]) -> Accepted[Game]:
-    st: Resistance = game.rules
-    ended = update(game, phase=over(game, now), winner=winner)
+def _game_over(
+    game: Game, st: Resistance, winner: str, now: float, events: list[Event]
+) -> Accepted[Game]:
+    ended = update(game, rules=st, phase=over(game, now), winner=winner)
     seq = ended.phase.seq
     text = msg(N_("The resistance wins!")) if winner == RESISTANCE else msg(N_("The spies win!"))
     spies: tuple[Msg | str | int, ...] = tuple(
@@ -384,7 +398,7 @@ def _game_over(game: Game, winner: str, now: float, events: list[Event]) -> Acce
     )
     events.append(announce(text, seq))
     events.append(announce(msg(N_("The spies were: {names}."), names=spies), seq))
-    events.extend((Event(Kind.OVER, phase=seq), Event(Kind.CHANGED, phase=seq)))
+    events.extend((Event(Kind.OVER, phase=seq), changed(seq)))
     return Accepted(ended, tuple(events))
 
 

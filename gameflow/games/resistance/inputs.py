@@ -9,10 +9,10 @@ drawn from `legal()` never offer what would be refused. Plot-card effects are in
 
 from __future__ import annotations
 
-from gameflow.core.events import Event, Kind, announce, tell
+from gameflow.core.events import announce, changed, tell
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.result import Accepted, Rejected, reject
-from gameflow.core.state import Game, update
+from gameflow.core.state import Game, replace_at, update, with_rules
 from gameflow.core.text import N_, msg
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 from gameflow.games.resistance.cards import (
@@ -31,19 +31,25 @@ from gameflow.games.resistance.state import (
 )
 from gameflow.games.resistance.texts import mission_card, vote_msg
 
-
-def _set_vote(t: tuple[bool | None, ...], i: int, v: bool) -> tuple[bool | None, ...]:
-    return (*t[:i], v, *t[i + 1 :])
-
-
-def _set_card(t: tuple[str | None, ...], i: int, v: str) -> tuple[str | None, ...]:
-    return (*t[:i], v, *t[i + 1 :])
+# Hot paths (a vote is most of a game's inputs) copy one field by index, and the
+# fixed texts and fields are built once: Msg and Field are immutable.
+_TEAM = Resistance._fields.index("team")
+_VOTES = Resistance._fields.index("votes")
+_CARDS = Resistance._fields.index("cards")
+_LOCKED = {v: msg(N_("Vote locked: {choice}."), choice=vote_msg(v)) for v in (True, False)}
+_PLAYED = {
+    c: msg(N_("Mission card played: {card}."), card=mission_card(c)) for c in (SUCCESS, FAIL)
+}
+_APPROVE = (Field("approve", (True, False)),)
+_MISSION_CARD = {
+    True: (Field("card", (SUCCESS, FAIL)),),  # a spy
+    False: (Field("card", (SUCCESS,)),),
+}
 
 
 def opinion_makers(st: Resistance) -> tuple[int, ...]:
-    if not st.held:
-        return ()
-    return tuple(sorted({h.seat for h in st.held if h.card == OPINION_MAKER}))
+    makers = [h.seat for h in st.held if h.card == OPINION_MAKER]
+    return tuple(sorted(set(makers))) if makers else ()
 
 
 def mission_choices(st: Resistance, seat: int) -> tuple[str, ...]:
@@ -59,9 +65,10 @@ def propose(game: Game, a: Propose, seat: int) -> Accepted[Game] | Rejected:
         return reject("not_leader", N_("Only the leader proposes a team."))
     if st.team:
         return reject("locked", N_("You have already proposed a team."))
-    team = tuple(game.seat(p) for p in a.team)
-    if any(s < 0 for s in team):
+    players = game.players
+    if any(p not in players for p in a.team):
         return reject("bad_member", N_("The team must be players of this game."))
+    team = tuple([players.index(p) for p in a.team])
     if len(set(team)) != len(team):
         return reject("duplicate", N_("Each player can be on the team only once."))
     if len(team) != st.team_size:
@@ -71,14 +78,15 @@ def propose(game: Game, a: Propose, seat: int) -> Accepted[Game] | Rejected:
             mission=st.mission,
             size=st.team_size,
         )
-    new = update(game, rules=update(st, team=team))
+    new = with_rules(game, replace_at(st, _TEAM, team))
     seq = game.phase.seq
+    names = game.names
     text = msg(
         N_("{leader} proposes the team: {names}."),
-        leader=game.names[seat],
-        names=tuple(game.names[s] for s in team),
+        leader=names[seat],
+        names=tuple([names[s] for s in team]),
     )
-    return Accepted(new, (announce(text, seq), Event(Kind.CHANGED, phase=seq)))
+    return Accepted(new, (announce(text, seq), changed(seq)))
 
 
 def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
@@ -87,30 +95,27 @@ def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
         return reject("wrong_phase", N_("Teams are voted on in the team vote phase."))
     if st.votes[seat] is not None:
         return reject("locked", N_("You have already voted."))
-    makers = opinion_makers(st)
-    if seat not in makers and any(st.votes[s] is None for s in makers):
+    makers = opinion_makers(st) if st.held else ()
+    if makers and seat not in makers and any(st.votes[s] is None for s in makers):
         return reject("opinion_first", N_("The opinion makers vote first; wait for them."))
-    votes = _set_vote(st.votes, seat, bool(a.approve))
-    new = update(game, rules=update(st, votes=votes))
+    approve = bool(a.approve)
+    votes = list(st.votes)
+    votes[seat] = approve
+    new = with_rules(game, replace_at(st, _VOTES, tuple(votes)))
     seq = game.phase.seq
-    choice = vote_msg(bool(a.approve))
-    events: list[Event] = [
-        tell(game.players[seat], msg(N_("Vote locked: {choice}."), choice=choice), seq)
-    ]
-    if seat in makers and all(votes[s] is not None for s in makers):
-        shown = tuple(
-            msg(
-                N_("{name}: {choice}"),
-                name=game.names[s],
-                choice=vote_msg(bool(votes[s])),
-            )
-            for s in makers
+    locked = tell(game.players[seat], _LOCKED[approve], seq)
+    if not (makers and seat in makers and all(votes[s] is not None for s in makers)):
+        return Accepted(new, (locked, changed(seq)))
+    shown = tuple(
+        msg(
+            N_("{name}: {choice}"),
+            name=game.names[s],
+            choice=vote_msg(bool(votes[s])),
         )
-        events.append(
-            announce(msg(N_("The opinion makers have voted: {votes}."), votes=shown), seq)
-        )
-    events.append(Event(Kind.CHANGED, phase=seq))
-    return Accepted(new, tuple(events))
+        for s in makers
+    )
+    opinions = announce(msg(N_("The opinion makers have voted: {votes}."), votes=shown), seq)
+    return Accepted(new, (locked, opinions, changed(seq)))
 
 
 def mission(game: Game, a: Mission, seat: int) -> Accepted[Game] | Rejected:
@@ -127,14 +132,12 @@ def mission(game: Game, a: Mission, seat: int) -> Accepted[Game] | Rejected:
         return reject("bad_card", N_("Play success or fail."))
     if a.card not in mission_choices(st, seat):
         return reject("resistance_fail", N_("The resistance may only play success."))
-    cards = _set_card(st.cards, seat, a.card)
-    new = update(game, rules=update(st, cards=cards))
+    cards = list(st.cards)
+    cards[seat] = a.card
+    new = with_rules(game, replace_at(st, _CARDS, tuple(cards)))
     seq = game.phase.seq
-    text = msg(N_("Mission card played: {card}."), card=mission_card(a.card))
-    return Accepted(
-        new,
-        (tell(game.players[seat], text, seq, secret=True), Event(Kind.CHANGED, phase=seq)),
-    )
+    text = _PLAYED[a.card]
+    return Accepted(new, (tell(game.players[seat], text, seq, secret=True), changed(seq)))
 
 
 def pass_(game: Game, a: Pass, seat: int) -> Accepted[Game] | Rejected:
@@ -143,8 +146,8 @@ def pass_(game: Game, a: Pass, seat: int) -> Accepted[Game] | Rejected:
         return reject("nothing_to_pass", N_("You have no plot card to use now."))
     if seat in st.passed:
         return reject("locked", N_("You have already passed."))
-    new = update(game, rules=update(st, passed=(*st.passed, seat)))
-    return Accepted(new, (Event(Kind.CHANGED, phase=game.phase.seq),))
+    new = with_rules(game, update(st, passed=(*st.passed, seat)))
+    return Accepted(new, (changed(game.phase.seq),))
 
 
 def _mission_holder(st: Resistance, seat: int) -> bool:
@@ -158,18 +161,21 @@ def awaiting(game: Game) -> tuple[int, ...]:
     never closes their window before they had a chance."""
     st: Resistance = game.rules
     name = game.phase.name
+    if name == TEAM_VOTE:  # asked after every vote: the common case first
+        votes = st.votes
+        return tuple([s for s, v in enumerate(votes) if v is None]) if None in votes else ()
     if name == PROPOSAL:
         owe = {h.seat for h in st.pending}
         if st.hand or not st.team:
             owe.add(st.leader)
         return tuple(sorted(owe))
-    if name == TEAM_VOTE:
-        return tuple(s for s, v in enumerate(st.votes) if v is None)
     if name == MISSION:
         if st.veto != NOBODY:
             return ()
-        owe = {s for s in st.team if st.cards[s] is None}
-        owe |= {h.seat for h in st.held if h.card in MISSION_CARDS and h.seat not in st.passed}
+        cards = st.cards
+        owe = {s for s in st.team if cards[s] is None}
+        if st.held:
+            owe |= {h.seat for h in st.held if h.card in MISSION_CARDS and h.seat not in st.passed}
         return tuple(sorted(owe))
     return ()
 
@@ -186,36 +192,46 @@ def expected(game: Game) -> tuple[int, ...]:
     return ()
 
 
+_PHASES = (PROPOSAL, TEAM_VOTE, MISSION)  # the phases of a running game
+
+
 def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
-    st: Resistance = game.rules
-    seat = game.seat(player)
-    if seat < 0 or not game.running:
-        return ()
-    seq = game.phase.seq
+    players = game.players
     name = game.phase.name
+    if player not in players or name not in _PHASES:
+        return ()
+    st: Resistance = game.rules
+    seat = players.index(player)
+    seq = game.phase.seq
     specs: list[ActionSpec] = []
-    others: tuple[Value, ...] = tuple(p for s, p in enumerate(game.players) if s != seat)
-    if name == PROPOSAL and seat == st.leader:
-        if st.hand:
-            cards: tuple[Value, ...] = tuple(dict.fromkeys(st.hand))
-            specs.append(ActionSpec(Give.kind, seq, (Field("card", cards), Field("to", others))))
-        if not st.team:
-            everyone: tuple[Value, ...] = tuple(game.players)
-            specs.append(ActionSpec(Propose.kind, seq, (Field("team", everyone),)))
-    if name == TEAM_VOTE and st.votes[seat] is None:
-        makers = opinion_makers(st)
-        if seat in makers or all(st.votes[s] is not None for s in makers):
-            specs.append(ActionSpec(Vote.kind, seq, (Field("approve", (True, False)),)))
-    if name == MISSION and st.veto == NOBODY and seat in st.team and st.cards[seat] is None:
-        choices: tuple[Value, ...] = mission_choices(st, seat)
-        specs.append(ActionSpec(Mission.kind, seq, (Field("card", choices),)))
-    for card in playable(game, seat):
-        targets: tuple[Value, ...] = tuple(
-            None if t == NOBODY else game.players[t] for t in play_targets(game, seat, card)
-        )
-        specs.append(ActionSpec(Play.kind, seq, (Field("card", (card,)), Field("target", targets))))
-    if name == MISSION and _mission_holder(st, seat) and seat not in st.passed:
-        specs.append(ActionSpec(Pass.kind, seq))
+    if name == PROPOSAL:
+        if seat == st.leader:
+            if st.hand:
+                cards: tuple[Value, ...] = tuple(dict.fromkeys(st.hand))
+                others: tuple[Value, ...] = tuple(
+                    p for s, p in enumerate(game.players) if s != seat
+                )
+                give = (Field("card", cards), Field("to", others))
+                specs.append(ActionSpec(Give.kind, seq, give))
+            if not st.team:
+                everyone: tuple[Value, ...] = game.players
+                specs.append(ActionSpec(Propose.kind, seq, (Field("team", everyone),)))
+    elif name == TEAM_VOTE:
+        if st.votes[seat] is None:
+            makers = opinion_makers(st) if st.held else ()
+            if not makers or seat in makers or all(st.votes[s] is not None for s in makers):
+                specs.append(ActionSpec(Vote.kind, seq, _APPROVE))
+    elif st.veto == NOBODY and st.cards[seat] is None and seat in st.team:
+        specs.append(ActionSpec(Mission.kind, seq, _MISSION_CARD[st.spy[seat]]))
+    if (st.held or st.pending) and name != TEAM_VOTE:  # plot cards to play now
+        for card in playable(game, seat):
+            targets: tuple[Value, ...] = tuple(
+                None if t == NOBODY else game.players[t] for t in play_targets(game, seat, card)
+            )
+            play = (Field("card", (card,)), Field("target", targets))
+            specs.append(ActionSpec(Play.kind, seq, play))
+        if name == MISSION and _mission_holder(st, seat) and seat not in st.passed:
+            specs.append(ActionSpec(Pass.kind, seq))
     return tuple(specs)
 
 

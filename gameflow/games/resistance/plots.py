@@ -18,10 +18,10 @@ card was used, never on whom.
 
 from __future__ import annotations
 
-from gameflow.core.events import Event, Kind, announce, prompt, tell
+from gameflow.core.events import Event, announce, changed, prompt, tell
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rng import rng_for
-from gameflow.core.state import Game, update
+from gameflow.core.state import Game, update, with_rules
 from gameflow.core.text import N_, msg
 from gameflow.games.resistance.actions import Give, Play
 from gameflow.games.resistance.cards import (
@@ -64,20 +64,26 @@ def playable(game: Game, seat: int) -> tuple[str, ...]:
     """The plot cards `seat` can play right now (each kind once)."""
     st: Resistance = game.rules
     name = game.phase.name
-    out: list[str] = []
     if name == PROPOSAL:
-        if (
-            st.holds(seat, STRONG_LEADER)
+        strong = (
+            not (st.strong_played or st.dealing_started or st.team)
             and seat != st.leader
-            and not (st.strong_played or st.dealing_started or st.team)
-        ):
-            out.append(STRONG_LEADER)
-        out.extend(h.card for h in st.pending if h.seat == seat and h.card not in out)
-    elif name == MISSION and st.veto == NOBODY:
-        for card in MISSION_CARDS:
-            if st.holds(seat, card) and (card == NO_CONFIDENCE or play_targets(game, seat, card)):
-                out.append(card)
-    return tuple(out)
+            and st.holds(seat, STRONG_LEADER)
+        )
+        out: list[str] = [STRONG_LEADER] if strong else []
+        if st.pending:  # immediate cards waiting for their receiver's choice
+            out.extend(h.card for h in st.pending if h.seat == seat and h.card not in out)
+        return tuple(out)
+    if name == MISSION and st.veto == NOBODY:
+        mine = {h.card for h in st.held if h.seat == seat}
+        if not mine:
+            return ()
+        return tuple(
+            card
+            for card in MISSION_CARDS
+            if card in mine and (card == NO_CONFIDENCE or play_targets(game, seat, card))
+        )
+    return ()
 
 
 def play_targets(game: Game, seat: int, card: str) -> tuple[int, ...]:
@@ -163,8 +169,8 @@ def deal_card(game: Game, card: str, to: int) -> Accepted[Game]:
         st = update(st, held=(*st.held, Held(to, card)))
     if not st.hand and not st.team:
         events.append(prompt(game.players[leader], seq))
-    events.append(Event(Kind.CHANGED, phase=seq))
-    return Accepted(update(game, rules=st), tuple(events))
+    events.append(changed(seq))
+    return Accepted(with_rules(game, st), tuple(events))
 
 
 # -- playing ---------------------------------------------------------------------
@@ -273,8 +279,8 @@ def apply_card(
                 me, msg(N_("You have shown your team to {target}."), target=game.names[target]), seq
             )
         )
-    events.append(Event(Kind.CHANGED, phase=seq))
-    return Accepted(update(game, rules=st), tuple(events))
+    events.append(changed(seq))
+    return Accepted(with_rules(game, st), tuple(events))
 
 
 def settle_proposal(game: Game) -> tuple[Game, list[Event]]:
@@ -296,7 +302,7 @@ def settle_proposal(game: Game) -> tuple[Game, list[Event]]:
         targets = play_targets(game, item.seat, item.card)
         if not targets:
             st = update(st, pending=st.pending[1:])
-            game = update(game, rules=st)
+            game = with_rules(game, st)
             continue
         target = rng.choice(targets)
         take = None

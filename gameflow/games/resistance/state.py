@@ -161,8 +161,9 @@ class Resistance(NamedTuple):
     def failures(self) -> int:
         return sum(1 for r in self.results if not r.success)
 
+    # Held is a (seat, card) pair, so membership is one comparison per card in C.
     def holds(self, seat: int, card: str) -> bool:
-        return any(h.seat == seat and h.card == card for h in self.held)
+        return (seat, card) in self.held
 
     def owes(self, seat: int, card: str) -> bool:
-        return any(h.seat == seat and h.card == card for h in self.pending)
+        return (seat, card) in self.pending
