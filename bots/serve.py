@@ -123,11 +123,15 @@ class LeaderScheduler:
         else:
             self.state = "web only"  # tells the leader of changes, never fires
 
-    async def _run(self) -> None:
-        from redis.exceptions import RedisError
+    def _on_state(self, state: str) -> None:
+        self.state = state
+        self.metrics.leader.set(1 if state == "leader" else 0)
 
+    async def _run(self) -> None:
+        """Be a candidate (`scheduler.runner.candidate`) until `stop()`: stand by,
+        lead while holding the lease, stand by again after losing it, forever."""
         from scheduler.lease import Lease
-        from scheduler.runner import RETRY, lead, say
+        from scheduler.runner import candidate
         from scheduler.service_ports import ServiceSink
         from scheduler.service_ports import StoreSource as Games
 
@@ -136,38 +140,21 @@ class LeaderScheduler:
         lease = Lease(redis, f"{self.prefix}scheduler:leader")
         source = Games(rt.store)
         sink = ServiceSink(rt.service, rt.store, rt.service.notifiers)
-        self.state = "standby"
-        say("standby", token=lease.token, pid=os.getpid())
         try:
-            while not self._stop.is_set():
-                try:
-                    got = await lease.acquire()
-                except RedisError as exc:
-                    log.warning("Redis unavailable: %s", exc)
-                    got = False
-                if not got:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._stop.wait(), RETRY)
-                    continue
-                self.state = "leader"
-                self.metrics.leader.set(1)
-                say("leader", token=lease.token, pid=os.getpid())
-                try:
-                    await lead(
-                        redis,
-                        self.prefix,
-                        lease,
-                        source,
-                        sink,
-                        self._stop,
-                        resync=rt.settings.scheduler_resync,
-                    )
-                except Exception:
-                    log.exception("leading failed; stepping down")
-                    with contextlib.suppress(RedisError):
-                        await lease.release()
-                self.state = "standby"
-                self.metrics.leader.set(0)
+            await candidate(
+                redis,
+                self.prefix,
+                lease,
+                source,
+                sink,
+                self._stop,
+                resync=rt.settings.scheduler_resync,
+                on_state=self._on_state,
+            )
+        except Exception:  # only a bug gets here: say so loudly, not silently
+            log.exception("scheduler candidate crashed; this worker no longer leads")
+            self.state = "crashed"
+            self.metrics.leader.set(0)
         finally:
             with contextlib.suppress(Exception):
                 await lease.release()  # a standby takes over at once, not after the TTL

@@ -20,6 +20,7 @@ deadlines, so a double firing (two leaders for a moment, a retry) changes nothin
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import logging
@@ -43,6 +44,7 @@ log = logging.getLogger("scheduler")
 JOB_DEFAULTS = {"misfire_grace_time": None, "coalesce": True, "max_instances": 1}
 RETRY_FIRST = 2.0  # seconds before re-submitting a deadline the state still shows
 RETRY_MAX = 60.0
+YIELD_EVERY = 100  # games re-armed between two yields to the event loop
 
 
 def _utc(t: float) -> datetime:
@@ -136,10 +138,16 @@ class DeadlineScheduler:
     # -- arming -------------------------------------------------------------------
 
     async def rearm_all(self) -> int:
-        """Bring every active game's jobs in line with its state; forget the rest."""
+        """Bring every active game's jobs in line with its state; forget the rest.
+
+        Yields to the event loop every `YIELD_EVERY` games: with a source that
+        answers from memory or a buffer, a re-arm of thousands of games would
+        otherwise hold the loop (the lease renewal, the webhooks) for its whole run."""
         seen: set[str] = set()
         async for game in self.source.active_games():
             seen.add(game.id)
+            if len(seen) % YIELD_EVERY == 0:
+                await asyncio.sleep(0)
             try:
                 self.sync(game)
             except Exception:  # one broken game must not keep the others unarmed

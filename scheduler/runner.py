@@ -3,13 +3,14 @@
     python -m scheduler.runner [--redis URL] [--prefix P] [--ports MODULE:FACTORY]
                                [--ttl-ms 5000] [--resync 5]
 
-Every process runs the same loop. A standby tries to take the lease every second;
-the leader re-arms every active game from the store (nothing survives in a job
-store), then renews the lease every TTL/3, re-syncs all games every `--resync`
-seconds (catching any change it was not woken for) and re-arms single games when
-the service publishes their id on the wake channel. Losing the lease stops the
-timing engine at once; SIGTERM releases the lease so a standby takes over without
-waiting for the TTL. Progress lines go to stdout (`leader`, `standby`, ...) for
+Every process runs the same loop (`candidate`). A standby tries to take the lease
+every second; the leader renews it every TTL/3 in a task of its own (so a long
+re-arm never delays a renewal), re-arms every active game from the store (nothing
+survives in a job store), re-syncs all games every `--resync` seconds (catching
+any change it was not woken for) and re-arms single games when the service
+publishes their id on the wake channel. Losing the lease stops the timing engine
+at once and the process stands by again, for as long as it runs; SIGTERM releases
+the lease so a standby takes over without waiting for the TTL. Progress lines go to stdout (`leader`, `standby`, ...) for
 operators and tests.
 
 `--ports` names a factory `f(redis, prefix) -> (GameSource, DeadlineSink)`; the
@@ -82,6 +83,38 @@ async def _wake_loop(pubsub: Any, sched: DeadlineScheduler) -> None:
             await pubsub.aclose()
 
 
+async def _keep_lease(lease: Lease, stop: asyncio.Event) -> None:
+    """Renew the lease every TTL/3 until it is lost (return) or `stop` is set.
+
+    A task of its own, so nothing the leader does (re-arming hundreds of games at
+    takeover or on a resync, a slow store) can delay a renewal past the TTL. A
+    renewal that errs or hangs counts as lost only once the lease is no longer
+    surely held by the local clock (`valid()`); until then it is retried."""
+    while not stop.is_set():
+        await _sleep_or_stop(stop, lease.renew_every)
+        if stop.is_set():
+            return
+        try:
+            held = await asyncio.wait_for(lease.renew(), lease.renew_every)
+        except Exception as exc:  # Redis down or slow: keep going only while it surely holds
+            log.warning("renewing the lease failed: %r", exc)
+            held = lease.valid()
+        if not held:
+            return
+
+
+async def _resync_loop(sched: DeadlineScheduler, stop: asyncio.Event, every: float) -> None:
+    """Re-arm every game every `every` seconds (catches changes no wake-up announced)."""
+    while not stop.is_set():
+        await _sleep_or_stop(stop, every)
+        if stop.is_set():
+            return
+        try:
+            await sched.rearm_all()
+        except Exception:
+            log.exception("resync failed")
+
+
 async def lead(
     redis: Redis,
     prefix: str,
@@ -93,47 +126,88 @@ async def lead(
     resync: float,
     policy: Policy = DEFAULT,
 ) -> None:
-    """Act as leader until the lease is lost or `stop` is set."""
+    """Act as leader until the lease is lost or `stop` is set.
+
+    The lease is renewed by its own task from the first moment (the takeover's
+    re-arm can take longer than the TTL); the leadership term ends when that task
+    ends. Stepping down stops the timing engine first and never waits unboundedly
+    for the helper tasks: a wake listener stuck in Redis must not keep this
+    process from standing by and leading again."""
     started = time.monotonic()
     sched = DeadlineScheduler(source, sink, policy=policy, may_fire=lease.valid)
     pubsub = redis.pubsub()
-    waker: asyncio.Task[None] | None = None
+    keeper = asyncio.create_task(_keep_lease(lease, stop))
+    tasks: list[asyncio.Task[Any]] = [keeper]
+    waker_started = False
     try:
         # Subscribe before re-arming: a change made meanwhile waits in the subscription.
         await pubsub.subscribe(wake_channel(prefix))
-        armed = await sched.start()
-        ms = round((time.monotonic() - started) * 1000)
-        say("armed", games=armed, jobs=sched.job_count(), ms=ms)
-        waker = asyncio.create_task(_wake_loop(pubsub, sched))
-        next_resync = time.monotonic() + resync
-        while not stop.is_set():
-            await _sleep_or_stop(stop, lease.renew_every)
-            if stop.is_set():
-                break
-            try:
-                held = await lease.renew()
-            except RedisError as exc:
-                log.warning("renewing the lease failed: %s", exc)
-                held = lease.valid()  # keep going only while it surely holds
-            if not held:
-                say("lost", token=lease.token)
-                return
-            if time.monotonic() >= next_resync:
-                next_resync = time.monotonic() + resync
-                try:
-                    await sched.rearm_all()
-                except Exception:
-                    log.exception("resync failed")
+        arming = asyncio.create_task(sched.start())
+        tasks.append(arming)
+        await asyncio.wait({arming, keeper}, return_when=asyncio.FIRST_COMPLETED)
+        if arming.done():
+            armed = arming.result()  # a failed re-arm raises: the caller steps down
+            ms = round((time.monotonic() - started) * 1000)
+            say("armed", games=armed, jobs=sched.job_count(), ms=ms)
+            tasks.append(asyncio.create_task(_wake_loop(pubsub, sched)))
+            waker_started = True
+            tasks.append(asyncio.create_task(_resync_loop(sched, stop, resync)))
+            await keeper  # the term lasts as long as the lease
+        if not stop.is_set():
+            say("lost", token=lease.token)
     finally:
-        if waker is not None:
-            waker.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await waker
-        else:
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
         sched.stop()
         say("stats", **sched.stats)
+        for task in tasks:
+            task.cancel()
+        _, stuck = await asyncio.wait(tasks, timeout=max(lease.renew_every, 0.5))
+        if stuck:
+            log.warning("%d leader task(s) did not stop in time; left cancelled", len(stuck))
+        if not waker_started:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(pubsub.aclose(), 1.0)  # type: ignore[no-untyped-call]
+
+
+async def candidate(
+    redis: Redis,
+    prefix: str,
+    lease: Lease,
+    source: GameSource,
+    sink: DeadlineSink,
+    stop: asyncio.Event,
+    *,
+    resync: float,
+    policy: Policy = DEFAULT,
+    on_state: Callable[[str], None] = lambda state: None,
+) -> None:
+    """Stand by until the lease is free, lead, step down when it is lost, and
+    again, until `stop`. Nothing but `stop` ends this loop: every error is logged
+    and the candidate goes back to trying for the lease. `on_state` hears
+    "standby" and "leader" (the serve process's status page and metrics)."""
+    on_state("standby")
+    say("standby", token=lease.token, pid=os.getpid())
+    while not stop.is_set():
+        try:
+            got = await lease.acquire()
+        except Exception as exc:
+            log.warning("taking the lease failed (Redis unavailable?): %r", exc)
+            got = False
+        if not got:
+            await _sleep_or_stop(stop, RETRY)
+            continue
+        on_state("leader")
+        say("leader", token=lease.token, pid=os.getpid())
+        try:
+            await lead(redis, prefix, lease, source, sink, stop, resync=resync, policy=policy)
+        except Exception:
+            # e.g. the store failed during the re-arm: step down, let anyone retry
+            log.exception("leading failed; stepping down")
+            with contextlib.suppress(Exception):
+                await lease.release()
+            await _sleep_or_stop(stop, RETRY)
+        on_state("standby")
+        if not stop.is_set():
+            say("standby", token=lease.token, pid=os.getpid())
 
 
 async def serve(
@@ -146,33 +220,13 @@ async def serve(
     stop: asyncio.Event | None = None,
     lease_key: str | None = None,
 ) -> None:
-    """The whole process: standby until leader, lead, and again, until `stop`."""
+    """The whole process: a candidate until `stop`, then release the lease."""
     stop = stop or asyncio.Event()
     redis = Redis.from_url(url)
     source, sink = factory(redis, prefix)
     lease = Lease(redis, lease_key or f"{prefix}scheduler:leader", ttl_ms=ttl_ms)
-    say("standby", token=lease.token, pid=os.getpid())
     try:
-        while not stop.is_set():
-            try:
-                got = await lease.acquire()
-            except RedisError as exc:
-                log.warning("Redis unavailable: %s", exc)
-                got = False
-            if not got:
-                await _sleep_or_stop(stop, RETRY)
-                continue
-            say("leader", token=lease.token, pid=os.getpid())
-            try:
-                await lead(redis, prefix, lease, source, sink, stop, resync=resync)
-            except Exception:
-                # e.g. the store failed during the re-arm: step down, let anyone retry
-                log.exception("leading failed; stepping down")
-                with contextlib.suppress(RedisError):
-                    await lease.release()
-                await _sleep_or_stop(stop, RETRY)
-            if not stop.is_set():
-                say("standby", token=lease.token, pid=os.getpid())
+        await candidate(redis, prefix, lease, source, sink, stop, resync=resync)
     finally:
         with contextlib.suppress(RedisError):
             await lease.release()

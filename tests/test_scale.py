@@ -39,12 +39,11 @@ next input only after this one's answer, so the input met one of the states
 from that version up to the log entry of the next: deadlines may come between);
 the scheduler fired deadlines; the survivor holds the scheduler lease.
 
-Two settings keep the scheduler's lease from lapsing under this load, which
-(at the time of writing) the scheduler does not recover from: no periodic full
-re-arm during the run (`MULDVARP_SCHEDULER_RESYNC`: the leader awaits it
-between two renewals, and 200 games on a busy worker take longer than the
-lease's 5 s), and at most `IN_FLIGHT` webhooks per worker (a saturated event
-loop renews late).
+The scheduler runs with its default periodic full re-arm
+(`MULDVARP_SCHEDULER_RESYNC`): the leader renews its lease in a task of its own,
+so re-arming 200 games on a busy worker no longer lets the lease lapse, and a
+worker that loses it stands by and can lead again. At most `IN_FLIGHT` webhooks
+go to a worker at a time (a saturated event loop renews late).
 """
 
 from __future__ import annotations
@@ -128,10 +127,6 @@ class Setting:
             TWILIO_FROM=FROM,
             TWILIO_API_BASE_URL=self.twilio.base_url,
             SMS_RATE="0",  # the fake API has no pace to keep
-            # No periodic full re-arm during the run: the leader awaits it between
-            # two renewals of its lease, and under this load 200 games take longer
-            # than the lease lasts (the wake-ups keep every game armed).
-            MULDVARP_SCHEDULER_RESYNC="3600",
             SMS_ID_KEY=ID_KEY,
         )
         return env
