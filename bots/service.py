@@ -185,7 +185,7 @@ class GameService:
             held = await self.store.claim(key, want)
             existing = await self.store.load(held)
             if existing is not None:
-                return Created(existing, await self.store.code_for(held), duplicate=True)
+                return await self._completed(existing, code)
             want = held  # claimed earlier, but the game itself never got stored
         game = new_game(
             kind, want, host, seed or secrets.token_hex(16), lang=lang, options=options, setup=setup
@@ -195,10 +195,23 @@ class GameService:
             if existing is None:
                 raise ValueError(f"game id {want!r} is taken")
             # Two deliveries of one "new game" input raced: the other one made it.
-            return Created(existing, await self.store.code_for(want), duplicate=True)
+            return await self._completed(existing, code)
         await self.store.bind(host, game.id, host)
         join_code = await self._claim_code(game.id) if code else None
         return Created(game, join_code)
+
+    async def _completed(self, game: Game, code: bool) -> Created:
+        """A redelivered "new game": the game the first delivery stored, with the
+        steps that delivery may not have lived to do done now (a worker killed
+        between storing the game and binding its host or claiming its code):
+        the host is bound unless they have moved on to another game, and a lobby
+        without a code gets one."""
+        if await self.store.whereis(game.host) is None and not game.over:
+            await self.store.bind(game.host, game.id, game.host)
+        join_code = await self.store.code_for(game.id)
+        if join_code is None and code and game.phase.name == "lobby":
+            join_code = await self._claim_code(game.id)
+        return Created(game, join_code, duplicate=True)
 
     async def _claim_code(self, game_id: str) -> str:
         rng = random.SystemRandom()

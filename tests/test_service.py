@@ -16,6 +16,7 @@ from adapters.store.base import CommitResult, Status
 from bots.export import export_game, export_script
 from bots.service import GameNotFound, GameService, Outcome, replay_log
 from gameflow.core import actions as A
+from gameflow.core.engine import new_game
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
 from gameflow.games.station.inputs import Choose
@@ -197,6 +198,26 @@ def test_a_stale_cached_copy_is_never_trusted(make_store: Any) -> None:
             out = await mine.submit("g1", A.Pause(HOST))
             assert out.accepted and out.attempts == 2 and out.game.lang == "sr"
             assert (await mine.verify("g1")).version == out.game.version
+
+    run(go())
+
+
+def test_a_new_game_cut_short_by_a_crash_is_completed_on_redelivery(make_store: Any) -> None:
+    """The worker died after storing the game, before binding the host and
+    claiming a code: the redelivered "new game" finishes those steps."""
+
+    async def go() -> None:
+        async with make_store() as store:
+            service = GameService(store, clock=FakeClock())
+            held = await store.claim("update:9", "g9")  # what the first delivery did...
+            assert await store.create(new_game("station", held, HOST, "s", lang="en"))
+            assert await store.whereis(HOST) is None and await store.code_for(held) is None
+            again = await service.create_game("station", HOST, key="update:9")
+            assert again.duplicate and again.game.id == held
+            assert again.code is not None and await store.game_for_code(again.code) == held
+            assert await store.whereis(HOST) == (held, HOST)
+            third = await service.create_game("station", HOST, key="update:9")
+            assert third.code == again.code  # no second code
 
     run(go())
 
