@@ -3,8 +3,9 @@
 A prompt or a reminder says how long the player has: in a one-evening game
 "Time left: 5 minutes"; in a campaign the clock time in the game's time zone,
 "Answer by 17:00", "Answer by tomorrow, 07:00" or "Answer by Monday 17:00", since
-a deadline hours away is read against the day, not counted down. Both chat
-channels use it, so Telegram and SMS say the same. Babel formats the clock
+a deadline hours away is read against the day, not counted down (under half an
+hour left, a campaign counts down too). Telegram puts it under every prompt and
+reminder; SMS only in campaigns, where it is worth its segment. Babel formats the clock
 times and durations for nb, sr (Latin) and en (24-hour, as the games are played
 in Europe).
 """
@@ -21,7 +22,7 @@ from gameflow.core.text import N_, msg
 from gameflow.i18n import render
 
 LOCALES = {"nb": "nb", "sr": "sr_Latn", "en": "en_GB"}
-CLOCK_AFTER = 3 * 3600.0  # a deadline further away than this is told as a clock time
+CLOCK_AFTER = 1800.0  # in a campaign, a deadline further away than this is a clock time
 
 
 def _zone(game: Game) -> ZoneInfo:

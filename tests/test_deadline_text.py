@@ -53,7 +53,8 @@ def test_a_campaign_names_the_clock_time_in_the_games_zone() -> None:
     game = game_at(oslo(2026, 6, 1, 7, 30), pacing="campaign")
     assert until(game, "en", oslo(2026, 6, 1, 8, 0)) == "Answer by 17:00."
     assert until(game, "nb", oslo(2026, 6, 1, 8, 0)) == "Svar innen 17:00."
-    assert until(game, "en", oslo(2026, 6, 1, 15, 0)) == "Time left: 2 hours."
+    assert until(game, "en", oslo(2026, 6, 1, 15, 0)) == "Answer by 17:00."
+    assert until(game, "en", oslo(2026, 6, 1, 16, 45)) == "Time left: 15 minutes."
     night = game
     for _ in range(3):
         result = apply(night, A.Deadline(None, night.phase.seq), night.phase.deadline or 0.0)
@@ -75,3 +76,21 @@ def test_no_line_without_a_running_deadline() -> None:
     paused = apply(game, A.Pause("host"), game.phase.started)
     assert isinstance(paused, Accepted)
     assert until(paused.state, "en", game.phase.started) is None
+
+
+def test_sms_prompts_in_a_campaign_say_when_they_close() -> None:
+    """A campaign's texts name the clock time; a live game's stay as short as before."""
+    from adapters.sms.notifier import compose
+
+    for pacing, expect in (("campaign", True), ("fast", False)):
+        game = game_at(oslo(2026, 6, 1, 7, 30), pacing=pacing)
+        for _ in range(2):  # to the round table: everyone has a vote to send
+            result = apply(game, A.Deadline(None, game.phase.seq), game.phase.deadline or 0.0)
+            assert isinstance(result, Accepted)
+            game = result.state
+        assert game.phase.name == "roundtable"
+        prompts = tuple(e for e in result.events if e.kind.name == "PROMPT" and e.to == "cy")
+        assert prompts
+        lines, secret = compose(game, prompts, "cy")
+        assert secret and lines
+        assert ("Answer by 20:30." in lines) is expect, lines

@@ -16,6 +16,7 @@ anywhere else instead. A text longer than two segments is split at line ends.
 
 from __future__ import annotations
 
+from adapters.deadline_text import until
 from adapters.sms import render as R
 from adapters.sms.directory import Directory, is_sms
 from adapters.sms.outbound import Outbox, OutMessage
@@ -64,12 +65,12 @@ def compose(
             if ev.text is not None:
                 private.append(render(ev.text, lang))
             if question:
-                private.append(question)
+                private.extend((question, *_closes(game, lang)))
             secret = True
         elif ev.kind is Kind.REMINDER and ev.to == who and ev.phase == game.phase.seq:
             question = R.prompt(game, R.menus(game, who), lang)
             if question:  # answered meanwhile: no reminder
-                private.extend((R.t(R.REMINDER, lang), question))
+                private.extend((R.t(R.REMINDER, lang), question, *_closes(game, lang)))
                 secret = True
         elif ev.kind is Kind.OVER:
             over = True
@@ -83,6 +84,16 @@ def compose(
         if segments("\n".join([*riders, line, *private])) <= budget:
             riders.append(line)
     return riders + private, secret
+
+
+def _closes(game: Game, lang: str) -> tuple[str, ...]:
+    """In a campaign, when the question closes ("Answer by 17:00"): hours away,
+    it is worth its segment. A live game's table has the TV's countdown, so its
+    texts stay as short as they were."""
+    if game.option("pacing") != "campaign":
+        return ()
+    line = until(game, lang, game.phase.started)
+    return (line,) if line else ()
 
 
 def split(text: str, limit: int = MAX_SEGMENTS) -> list[str]:
