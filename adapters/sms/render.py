@@ -25,7 +25,6 @@ from gameflow.i18n import LANGUAGES, render
 
 # Host controls and lobby actions have their own keywords; menus list game actions only.
 CONTROL_KINDS = frozenset(cls.kind for cls in A.CORE_ACTIONS)
-MANY_FIELDS = frozenset({"team", "names", "access"})  # sets of players
 
 FIELD_NAMES: dict[str, str] = {
     "plan": N_("plan"),
@@ -174,7 +173,7 @@ def menu_of(game: Game, spec: ActionSpec) -> Menu:
         MenuField(
             f.name,
             tuple(Option(v, _words(game, f.name, v)) for v in f.options),
-            f.name in MANY_FIELDS,
+            f.many,
         )
         for f in spec.fields
     )

@@ -34,7 +34,6 @@ CORE_KINDS = frozenset(a.kind for a in A.CORE_ACTIONS)
 PER_ROW = 2
 # Fields whose answer is a set of options (a Resistance team, a Traitors death
 # list): the spec lists the candidates, the player ticks several and says done.
-MULTI_FIELDS = frozenset({"team", "names", "access"})
 DONE_TOKEN = "!"
 
 
@@ -220,7 +219,8 @@ def game_specs(specs: Sequence[ActionSpec]) -> tuple[ActionSpec, ...]:
 
 
 def is_multi(f: Field) -> bool:
-    return f.name in MULTI_FIELDS
+    """A set of values (a team, a list of names): the game says so in `legal()`."""
+    return f.many
 
 
 def is_draft(spec: ActionSpec) -> bool:

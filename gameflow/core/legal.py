@@ -16,13 +16,16 @@ class Field(NamedTuple):
     """One input field and its allowed values, in display order.
 
     `None` among the options means the field may be left empty (no partner,
-    no secret action, a vote for nobody). Field and ActionSpec are NamedTuples
+    no secret action, a vote for nobody). `many` marks a field whose value is a
+    set of the options (a team, the names on a list) rather than one of them, so
+    a keyboard or an SMS menu knows to offer a multi-pick without knowing the game. Field and ActionSpec are NamedTuples
     rather than frozen dataclasses, as events and messages are: `legal()` runs
     for every player after every input, and these cost half as much to build.
     """
 
     name: str
     options: tuple[Value, ...]
+    many: bool = False
 
     @property
     def optional(self) -> bool:

@@ -215,7 +215,7 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
                 specs.append(ActionSpec(Give.kind, seq, give))
             if not st.team:
                 everyone: tuple[Value, ...] = game.players
-                specs.append(ActionSpec(Propose.kind, seq, (Field("team", everyone),)))
+                specs.append(ActionSpec(Propose.kind, seq, (Field("team", everyone, True),)))
     elif name == TEAM_VOTE:
         if st.votes[seat] is None:
             makers = opinion_makers(st) if st.held else ()

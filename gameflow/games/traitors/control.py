@@ -100,7 +100,7 @@ def legal(game: Game) -> tuple[ActionSpec, ...]:
     m = st.mission
     if game.phase.name == MISSION and m is not None and m.kind == "host":
         active: tuple[Value, ...] = tuple(game.players[s] for s in st.seats())
-        specs.append(ActionSpec(Score.kind, seq, (Field("access", active),)))
+        specs.append(ActionSpec(Score.kind, seq, (Field("access", active, True),)))
     if _night_ahead(game, st):
         if not st.murder_free:
             specs.append(ActionSpec(MurderFree.kind, seq))

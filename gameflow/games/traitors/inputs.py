@@ -177,7 +177,9 @@ def _player_legal(game: Game, st: Traitors, player: str) -> tuple[ActionSpec, ..
             if targets:
                 specs.append(ActionSpec(Force.kind, seq, (Field("target", _ids(game, targets)),)))
         if st.death_list_on and not st.death_list and st.pending is None:
-            specs.append(ActionSpec(DeathList.kind, seq, (Field("names", _ids(game, st.seats())),)))
+            specs.append(
+                ActionSpec(DeathList.kind, seq, (Field("names", _ids(game, st.seats()), True),))
+            )
     if (
         name == ANSWER
         and st.pending is not None
