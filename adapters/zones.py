@@ -12,6 +12,7 @@ rather than discovered at the start.
 from __future__ import annotations
 
 from dataclasses import replace
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gameflow.core import actions as A
 from gameflow.core.result import Rejected, reject
@@ -37,14 +38,17 @@ def prepare(game: Game, action: A.Action, now: float) -> A.Action | Rejected:
         return action
     if isinstance(action, A.Start) and not action.zone and game.phase.name == "lobby":
         name = game.option(OPTION)
-        if isinstance(name, str) and _known(name):
-            return replace(action, zone=zone_table(name, now))
+        if isinstance(name, str):
+            try:
+                return replace(action, zone=zone_table(name, now))
+            except ValueError:
+                return action  # a zone this machine lost since it was set: UTC
     return action
 
 
 def _known(name: str) -> bool:
     try:
-        zone_table(name, 0.0, 1)
-    except ValueError:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
         return False
     return True

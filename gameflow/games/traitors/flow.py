@@ -139,8 +139,8 @@ def begin_day(game: Game, day: int, now: float, events: Events) -> Accepted[Game
         forbid_murder=False,
         tempted_today=False,
     )
-    st = st._replace(anchor=next_anchor(st, now))
-    seconds = phase_seconds(st, MISSION, now)
+    st = st._replace(anchor=next_anchor(game, st, now))
+    seconds = phase_seconds(game, st, MISSION, now)
     phase, timers = enter(game, MISSION, day, seconds, now)
     game = game._replace(rules=st, phase=phase)
     seq = phase.seq
@@ -172,7 +172,7 @@ def open_shield_room(game: Game, now: float, events: Events) -> Accepted[Game]:
         shield = order[0] if order else NOBODY
         dagger = order[1] if len(order) > 1 and st.dagger_on else NOBODY
     st = st._replace(shield=shield, dagger=dagger)
-    phase, timers = enter(game, SHIELD_ROOM, day, phase_seconds(st, SHIELD_ROOM, now), now)
+    phase, timers = enter(game, SHIELD_ROOM, day, phase_seconds(game, st, SHIELD_ROOM, now), now)
     seq = phase.seq
     events.append(
         announce(
@@ -207,7 +207,7 @@ def open_table(game: Game, now: float, events: Events) -> Accepted[Game]:
     table = Table(OPEN, number, seats, seats, (None,) * n, (), (None,) * n, st.table.dagger_laid)
     st = st._replace(table=table)
     phase, timers = enter(
-        game, ROUNDTABLE, game.phase.round, phase_seconds(st, ROUNDTABLE, now), now
+        game, ROUNDTABLE, game.phase.round, phase_seconds(game, st, ROUNDTABLE, now), now
     )
     seq = phase.seq
     events.append(

@@ -80,7 +80,7 @@ def open_night(game: Game, now: float, events: list[Event]) -> Accepted[Game]:
 
 def _enter_night(game: Game, now: float, events: list[Event]) -> Accepted[Game]:
     st: Traitors = game.rules
-    phase, timers = enter(game, NIGHT, game.phase.round, phase_seconds(st, NIGHT, now), now)
+    phase, timers = enter(game, NIGHT, game.phase.round, phase_seconds(game, st, NIGHT, now), now)
     seq = phase.seq
     if st.pending is None:
         events.append(announce(msg(N_("Night falls. The traitors meet in secret.")), seq))
@@ -284,7 +284,7 @@ def _write_list(game: Game, st: Traitors) -> Traitors:
 def _ask(game: Game, target: int, now: float, events: list[Event]) -> Accepted[Game]:
     st: Traitors = game.rules
     st = st._replace(answer=None)
-    phase, timers = enter(game, ANSWER, game.phase.round, phase_seconds(st, ANSWER, now), now)
+    phase, timers = enter(game, ANSWER, game.phase.round, phase_seconds(game, st, ANSWER, now), now)
     seq = phase.seq
     assert st.pending is not None
     if st.pending.kind == TEMPT:

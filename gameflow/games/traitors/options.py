@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gameflow.core.clock import Zone, local_day
 from gameflow.core.clock import at as clock_at
-from gameflow.core.clock import local_day
 from gameflow.core.state import Game
 from gameflow.games.traitors.state import (
     ANSWER,
@@ -138,44 +138,45 @@ def ends(game: Game) -> tuple[tuple[str, float], ...]:
     )
 
 
-def _end_at(config: Config, day: int, phase: str) -> float:
+def _end_at(config: Config, zone: Zone, day: int, phase: str) -> float:
     """The instant `phase` of the day whose breakfast is on date `day` ends: on
     that date, or the next one for a clock time at or before breakfast (07:00)."""
     seconds = dict(config.ends)[phase]
     wrap = 1 if seconds <= config.breakfast else 0
-    return clock_at(config.zone, day + wrap, seconds)
+    return clock_at(zone, day + wrap, seconds)
 
 
-def phase_seconds(st: Traitors, phase: str, now: float) -> float:
+def phase_seconds(game: Game, st: Traitors, phase: str, now: float) -> float:
     """How long `phase`, entered at `now`, lasts: until its clock time on the
     current day's calendar in campaign pacing (never under MIN_PHASE), a fixed
-    duration otherwise (and for the re-vote and end vote, which have no clock time)."""
+    duration otherwise (and for the re-vote and end vote, which have no clock time).
+    The calendar is read in the game's zone (`game.zone`)."""
     config = st.config
     if config.ends and phase in dict(config.ends):
-        day = local_day(config.zone, st.anchor)
-        return max(MIN_PHASE, _end_at(config, day, phase) - now)
+        day = local_day(game.zone, st.anchor)
+        return max(MIN_PHASE, _end_at(config, game.zone, day, phase) - now)
     return config.seconds(phase)
 
 
-def next_anchor(st: Traitors, now: float) -> float:
+def next_anchor(game: Game, st: Traitors, now: float) -> float:
     """The breakfast instant of the day starting now (campaign pacing). Day 1
     is the calendar day of the start if its mission still has at least
     `first_mission` seconds before the shield room, else the next day (the roles
     are dealt at once and the first mission simply runs longer). Each later day
     is the next calendar day; a day lost to a long pause is skipped rather than
     squeezed. Fast pacing has no calendar: the day starts now."""
-    config = st.config
+    config, zone = st.config, game.zone
     if not config.ends:
         return now
     if st.anchor:
-        day, least = local_day(config.zone, st.anchor) + 1, MIN_PHASE
+        day, least = local_day(zone, st.anchor) + 1, MIN_PHASE
     else:
-        day, least = local_day(config.zone, now), config.first_mission
+        day, least = local_day(zone, now), config.first_mission
     for _ in range(MAX_SKIP):
-        if _end_at(config, day, MISSION) - now >= least:
+        if _end_at(config, zone, day, MISSION) - now >= least:
             break
         day += 1
-    return clock_at(config.zone, day, config.breakfast)
+    return clock_at(zone, day, config.breakfast)
 
 
 def config_for(game: Game) -> Config:
@@ -196,6 +197,5 @@ def config_for(game: Game) -> Config:
         ends=ends(game),
         breakfast=clock(game.option("campaign_breakfast")),
         first_mission=float(game.option("campaign_first_mission")),
-        zone=game.zone,
         plea_seconds=float(game.option("plea_seconds")),
     )

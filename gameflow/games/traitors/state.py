@@ -56,7 +56,6 @@ class Config(NamedTuple):
     ends: tuple[tuple[str, float], ...] = ()  # campaign: each phase's end clock time
     breakfast: float = 0.0  # campaign: breakfast clock time (seconds after midnight)
     first_mission: float = 3600.0  # campaign: day 1's least mission time
-    zone: tuple[tuple[float, float], ...] = ()  # the game's UTC offsets (core.clock)
     tempt_last_day: int = 9
     force_last_day: int = 10
 
