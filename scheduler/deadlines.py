@@ -268,7 +268,7 @@ class DeadlineScheduler:
         game = await self.source.load(game_id)
         if game is None:
             return None
-        due = fire_time(game, self.policy) if game.phase.seq == seq else None
+        due = fire_time(game) if game.phase.seq == seq else None
         if due is None:
             self.stats["stale"] += 1  # the phase moved on, was paused or ended
             return game
@@ -304,7 +304,7 @@ class DeadlineScheduler:
             return
         sent[1].add(job_id)
         game = await self.source.load(game_id)
-        if game is None or game.phase.seq != seq or fire_time(game, self.policy) is None:
+        if game is None or game.phase.seq != seq or fire_time(game) is None:
             return
         if self.clock() - at > self.policy.reminder_grace or not self.may_fire():
             return

@@ -66,7 +66,7 @@ def calendar_of(game: Game, policy: Policy) -> Calendar | None:
         return None
 
 
-def fire_time(game: Game, policy: Policy) -> float | None:
+def fire_time(game: Game) -> float | None:
     """When the current phase's deadline should be submitted, or None if it has none.
 
     Always the state's deadline: campaign deadlines are already calendar instants
@@ -130,7 +130,7 @@ def plan(game: Game, now: float, policy: Policy = DEFAULT) -> tuple[Pending, ...
     A deadline already past is still listed (it fires at once: nothing is dropped
     because the process was down); a reminder more than `reminder_grace` late is not.
     """
-    fire = fire_time(game, policy)
+    fire = fire_time(game)
     if fire is None:
         return ()
     seq = game.phase.seq
