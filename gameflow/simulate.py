@@ -263,43 +263,43 @@ def traitors_table(counts: Sequence[int], games: int, seed: str) -> tuple[str, i
     return "\n".join(lines), refused
 
 
+_RANGES = {"resistance": ("Resistance", 5, 10), "traitors": ("Traitors", 6, 24)}
+
+
+def _ranged(game: str, players: str, games: int, seed: str) -> int:
+    """Resistance and Traitors: the table for a range of player counts."""
+    import time  # the one clock read, for the report line; the games never see it
+
+    title, lo, hi = _RANGES[game]
+    try:
+        counts = [int(x) for x in _counts(players or f"{lo}-{hi}")]
+    except ValueError as exc:
+        print(f"simulate: {exc}")
+        return 2
+    if not counts or min(counts) < lo or max(counts) > hi or games < 1:
+        print(f"simulate: {title} takes {lo} to {hi} players and at least one game")
+        return 2
+    began = time.perf_counter()
+    refused: int | None = None
+    if game == "resistance":
+        text = resistance_table(counts, games, seed)
+    else:
+        text, refused = traitors_table(counts, games, seed)
+    print(text)
+    told = "" if refused is None else f"bot actions refused: {refused}; "
+    print(
+        f"\n{games} games per player count, seed {seed!r}; "
+        f"{told}total time {time.perf_counter() - began:.1f} s"
+    )
+    return 1 if refused else 0
+
+
 def main(game: str, players: str, games: int, seed: str) -> int:
     """The CLI: print the table and the total time. Exit 2 on bad arguments."""
     import time  # the one clock read, for the report line; the games never see it
 
-    if game == "resistance":
-        try:
-            counts = [int(x) for x in _counts(players)]
-        except ValueError as exc:
-            print(f"simulate: {exc}")
-            return 2
-        if not counts or min(counts) < 5 or max(counts) > 10 or games < 1:
-            print("simulate: Resistance takes 5 to 10 players and at least one game")
-            return 2
-        began = time.perf_counter()
-        print(resistance_table(counts, games, seed))
-        print(
-            f"\n{games} games per player count, seed {seed!r}; "
-            f"total time {time.perf_counter() - began:.1f} s"
-        )
-        return 0
-    if game == "traitors":
-        try:
-            counts = [int(x) for x in _counts(players or "6-24")]
-        except ValueError as exc:
-            print(f"simulate: {exc}")
-            return 2
-        if not counts or min(counts) < 6 or max(counts) > 24 or games < 1:
-            print("simulate: Traitors takes 6 to 24 players and at least one game")
-            return 2
-        began = time.perf_counter()
-        text, refused = traitors_table(counts, games, seed)
-        print(text)
-        print(
-            f"\n{games} games per player count, seed {seed!r}; "
-            f"bot actions refused: {refused}; total time {time.perf_counter() - began:.1f} s"
-        )
-        return 1 if refused else 0
+    if game in _RANGES:
+        return _ranged(game, players, games, seed)
     if game != "station":
         print(f"simulate: no bots for {game!r}")
         return 2
