@@ -100,6 +100,14 @@ def log_entry(game: Game, action: A.Action, now: float, key: str | None) -> dict
     return entry
 
 
+def _binds(action: A.Action) -> tuple[tuple[str, str], ...]:
+    """The directory entries an input creates with its commit: a joining
+    player's identity (their player id) points at the game from then on."""
+    if isinstance(action, A.Join) and action.by is not None:
+        return ((action.by, action.by),)
+    return ()
+
+
 def replay_log(initial: Game, entries: Sequence[Mapping[str, Any]]) -> Game:
     """The state a log leads to: every entry re-applied at its own time, with the
     game's own options (automatic advancing as it was live). Every entry was
@@ -264,7 +272,9 @@ class GameService:
                 return Outcome(game, rejected=result, attempts=attempt)
             new = result.state
             entry = log_entry(game, ready, now, key)
-            done = await self.store.commit(game_id, game.version, new, entry, key)
+            done = await self.store.commit(
+                game_id, game.version, new, entry, key, binds=_binds(action)
+            )
             if done.status is Status.DUPLICATE and own and done.version == new.version:
                 done = CommitResult(Status.OK, new.version)  # it was this very commit
             if done.status is Status.OK:
@@ -293,10 +303,9 @@ class GameService:
 
     async def _after(self, old: Game, new: Game, action: A.Action) -> None:
         """Directory upkeep: a player's identity points at the game they are in.
-        (A finished game's bindings are dropped by the store's commit.)"""
-        if isinstance(action, A.Join) and action.by is not None:
-            await self.store.bind(action.by, new.id, action.by)
-        elif isinstance(action, A.Leave | A.Kick):
+        A join's binding is part of its commit (`_binds`); a finished game's
+        bindings are dropped by the store's commit."""
+        if isinstance(action, A.Leave | A.Kick):
             gone = action.by if isinstance(action, A.Leave) else action.target
             if gone is not None and new.seat(gone) < 0 and gone != new.host:
                 await self.store.unbind(gone, new.id)

@@ -174,15 +174,18 @@ def store_fixture(kinds: tuple[str, ...] = ("sqlite", "redis")) -> Any:
         from adapters.store.sqlite_store import SqliteStore
 
         kind = request.param
-        url = redis_url_or_fail() if kind == "redis" else ""
+        url = redis_url_or_fail() if kind.startswith("redis") else ""
         prefix = unique_prefix()
 
         @asynccontextmanager
         async def make(**kwargs: Any) -> Any:
             store: Any
-            if kind == "redis":
+            if kind.startswith("redis"):
                 kwargs.pop("clock", None)  # Redis expires by its own clock
                 store = RedisStore.from_url(url, prefix=prefix, **kwargs)
+                if kind == "redis-cluster":  # as on a Cluster: scripts keep to one slot
+                    store.cluster = True
+                    store._commit = one_slot(store._commit)
             else:
                 store = SqliteStore(str(tmp_path / "games.sqlite3"), **kwargs)
             try:
@@ -194,7 +197,19 @@ def store_fixture(kinds: tuple[str, ...] = ("sqlite", "redis")) -> Any:
         make.prefix = prefix  # type: ignore[attr-defined]
         make.url = url  # type: ignore[attr-defined]
         yield make
-        if kind == "redis":
+        if kind.startswith("redis"):
             run(drop_prefix(url, prefix))
 
     return make_store
+
+
+def one_slot(script: Any) -> Any:
+    """A Redis script that fails, as a Cluster would refuse it (CROSSSLOT),
+    when its keys don't all carry one hash tag."""
+
+    async def call(*, keys: list[str], args: list[Any]) -> Any:
+        tags = {k[k.index("{") : k.index("}") + 1] if "{" in k else k for k in keys}
+        assert len(tags) == 1, f"a script across slots: {keys}"
+        return await script(keys=keys, args=args)
+
+    return call

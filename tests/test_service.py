@@ -148,13 +148,13 @@ class Racing:
         return getattr(self.store, name)
 
     async def commit(
-        self, game_id: str, expected: int, game: Game, entry: Any, key: str | None = None
+        self, game_id: str, expected: int, game: Game, entry: Any, key: str | None = None, **kw: Any
     ) -> CommitResult:
         if not self.raced:
             self.raced = True
             rival = GameService(self.store, clock=self.clock)
             assert (await rival.submit(game_id, self.rival, key=repr(self.rival))).accepted
-        result: CommitResult = await self.store.commit(game_id, expected, game, entry, key)
+        result: CommitResult = await self.store.commit(game_id, expected, game, entry, key, **kw)
         return result
 
 
@@ -218,6 +218,39 @@ def test_a_new_game_cut_short_by_a_crash_is_completed_on_redelivery(make_store: 
             assert await store.whereis(HOST) == (held, HOST)
             third = await service.create_game("station", HOST, key="update:9")
             assert third.code == again.code  # no second code
+
+    run(go())
+
+
+class DiesAfterCommit:
+    """A store whose worker dies the moment its first commit has landed."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    async def commit(self, *args: Any, **kwargs: Any) -> CommitResult:
+        await self.store.commit(*args, **kwargs)
+        raise SystemExit("killed")
+
+
+def test_a_join_cut_short_by_a_crash_after_its_commit_is_bound(make_store: Any) -> None:
+    """The binding lands with the join itself: the redelivery is a duplicate
+    (nothing left to do), and the player's next text still finds the game."""
+
+    async def go() -> None:
+        async with make_store() as store:
+            await new_lobby(GameService(store, clock=FakeClock()), players=3)
+            dying = GameService(DiesAfterCommit(store), clock=FakeClock())
+            with pytest.raises(SystemExit):
+                await dying.submit("g1", A.Join("+4790000009", None, "Nina"), key="SM1")
+            again = await GameService(store, clock=FakeClock()).submit(
+                "g1", A.Join("+4790000009", None, "Nina"), key="SM1"
+            )
+            assert again.duplicate
+            assert await store.whereis("+4790000009") == ("g1", "+4790000009")
 
     run(go())
 

@@ -16,7 +16,8 @@ from tests.store_helpers import HOST, T0, lobby, ok, run, store_fixture
 
 pytestmark = pytest.mark.store
 
-make_store = store_fixture()
+# "redis-cluster": the Redis store as it runs on a Cluster (scripts on one slot).
+make_store = store_fixture(("sqlite", "redis", "redis-cluster"))
 
 
 def step(game: Game, action: A.Action, at: float = T0) -> tuple[Game, dict[str, Any]]:
@@ -180,6 +181,38 @@ def test_identities(make_store: Any) -> None:
             assert await store.whereis("tg:42") == ("g2", "tg:42")
             assert await store.unbind("tg:42", "g2") is True
             assert await store.whereis("tg:42") is None
+
+    run(go())
+
+
+def test_a_commit_binds_its_joins_only_when_it_is_applied(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store(retention=60) as store:
+            game = lobby(4)
+            await store.create(game)
+            await store.bind("p7", "elsewhere", "p7")  # in another game until this join lands
+            g1, e1 = step(game, A.Join("p7", None, "P7"))
+            # Refused commits bind nobody: a stale version, an unknown game ...
+            stale = await store.commit("g1", game.version - 1, g1, e1, "k1", binds=[("p7", "p7")])
+            assert stale.status is Status.CONFLICT
+            missing = await store.commit("nope", game.version, g1, e1, binds=[("p8", "p8")])
+            assert missing.status is Status.MISSING
+            assert await store.whereis("p7") == ("elsewhere", "p7")
+            assert await store.whereis("p8") is None
+            # ... an accepted one binds, in the same step ...
+            done = await store.commit("g1", game.version, g1, e1, "k1", binds=[("p7", "p7")])
+            assert done.status is Status.OK
+            assert await store.whereis("p7") == ("g1", "p7")
+            # ... and a duplicate of it binds nothing again.
+            await store.bind("p7", "later", "p7")
+            again = await store.commit("g1", g1.version, g1, e1, "k1", binds=[("p7", "p7")])
+            assert again.status is Status.DUPLICATE
+            assert await store.whereis("p7") == ("later", "p7")
+            # A binding made by a commit is dropped with the game, like any other.
+            await store.bind("p7", "g1", "p7")
+            ended, e2 = step(g1, A.End(HOST), T0 + 1)
+            assert (await store.commit("g1", g1.version, ended, e2)).status is Status.OK
+            assert await store.whereis("p7") is None
 
     run(go())
 

@@ -22,7 +22,7 @@ game, and the set of active (not finished) games the scheduler re-arms from.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
@@ -81,11 +81,19 @@ class GameStore(Protocol):
         game: Game,
         entry: Mapping[str, Any],
         key: str | None = None,
+        binds: Sequence[tuple[str, str]] = (),
     ) -> CommitResult:
         """Atomically: unless `key` was applied already, and only if the stored
         version is `expected`, append `entry` (JSON-able) to the log, save `game`
         as the snapshot and remember `key`. When `game` is over, the game's data
-        starts to expire and it leaves the active set."""
+        starts to expire and it leaves the active set.
+
+        `binds` are the directory entries the input creates, (identity, player)
+        pairs that `bind` to this game: a join. They are written only if the
+        commit is OK, in the same atomic step where the store can (SQLite's
+        transaction, the Redis script), so an acknowledged join always has its
+        binding, even when the process dies right after; where it can't (Redis
+        Cluster: the identity keys live in other slots) right after the commit."""
         ...
 
     async def log(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:

@@ -5,8 +5,10 @@ slot and its commit can be one Lua script: check the idempotency key, check the
 version, RPUSH the log entry, save snapshot and version, remember the key with
 a TTL, and for a finished game set the expiry, all atomically. The directories
 (join codes, identities, TV tokens, the active set) are ordinary keys outside
-the games' slots; they are derived data, updated after the commit and
-repairable from the games (`finish`).
+the games' slots; they are derived data, repairable from the games (`finish`).
+A join's identity binding is written by the commit's own script on one Redis
+(a script may name keys of any slot there: atomic, and no second round trip),
+and right after the commit on a Cluster.
 
 Keys, under `prefix` (default "muldvarp:"):
   {g:ID}          hash: version, snapshot, initial, code, tv, attr:NAME
@@ -23,10 +25,11 @@ Keys, under `prefix` (default "muldvarp:"):
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 
 from adapters.store.base import (
     DEFAULT_DEDUPE_TTL,
@@ -44,8 +47,11 @@ redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2], 'initial', 
 return 1
 """
 
-# KEYS: game hash, log, idempotency key (or a dummy in the slot)
-# ARGV: expected version, new version, snapshot, entry, has key, key ttl ms, retention ms
+# KEYS: game hash, log, idempotency key (or a dummy in the slot), the game's
+#   identity set, then the identity keys of the binds (none on a Cluster)
+# ARGV: expected version, new version, snapshot, entry, has key, key ttl ms,
+#   retention ms, number of binds n, then n identities and, unless on a
+#   Cluster, their n directory values
 _COMMIT = """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return {'missing', -1} end
@@ -57,6 +63,11 @@ if v ~= ARGV[1] then return {'conflict', tonumber(v)} end
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'snapshot', ARGV[3])
 if ARGV[5] == '1' then redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[6]) end
+local n = tonumber(ARGV[8])
+for i = 1, n do
+  redis.call('SADD', KEYS[4], ARGV[8 + i])
+  if KEYS[4 + i] then redis.call('SET', KEYS[4 + i], ARGV[8 + n + i]) end
+end
 if tonumber(ARGV[7]) > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[7])
   redis.call('PEXPIRE', KEYS[2], ARGV[7])
@@ -109,10 +120,14 @@ class RedisStore:
         prefix: str = "muldvarp:",
         retention: float = DEFAULT_RETENTION,
         dedupe_ttl: float = DEFAULT_DEDUPE_TTL,
+        cluster: bool | None = None,
     ) -> None:
         if "{" in prefix or "}" in prefix:
             raise ValueError("the key prefix must not contain braces (hash tags)")
         self.client = client
+        # On a Cluster a script may only name keys of one slot: the commit's
+        # binds then go right after it instead of inside it (None: tell by the client).
+        self.cluster = isinstance(client, RedisCluster) if cluster is None else cluster
         self.prefix = prefix
         self.retention = retention
         self.dedupe_ttl = dedupe_ttl
@@ -173,8 +188,10 @@ class RedisStore:
         game: Game,
         entry: Mapping[str, Any],
         key: str | None = None,
+        binds: Sequence[tuple[str, str]] = (),
     ) -> CommitResult:
-        keys = [self._game(game_id), self._log(game_id), self._key(game_id, key or "")]
+        hashed = self._game(game_id)
+        keys = [hashed, hashed + ":log", f"{hashed}:k:{key or ''}", hashed + ":who"]
         args: list[str | int] = [
             expected,
             game.version,
@@ -183,11 +200,23 @@ class RedisStore:
             "1" if key is not None else "0",
             _ms(self.dedupe_ttl),
             _ms(self.retention) if game.over else 0,
+            len(binds),
         ]
+        args.extend(identity for identity, _ in binds)
+        values = [json.dumps([game_id, player]) for _, player in binds]
+        if not self.cluster:  # a join's binding in the same script: no second round trip
+            keys.extend(self._g("who:" + identity) for identity, _ in binds)
+            args.extend(values)
         status, version = await self._commit(keys=keys, args=args)
         result = CommitResult(Status(status), int(version))
-        if result.status is Status.OK and game.over:
-            await self.finish(game_id)
+        if result.status is Status.OK:
+            if self.cluster and binds:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for (identity, _), value in zip(binds, values, strict=True):
+                        pipe.set(self._g("who:" + identity), value)
+                    await pipe.execute()
+            if game.over:
+                await self.finish(game_id)
         return result
 
     async def log(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:

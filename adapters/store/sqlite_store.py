@@ -20,7 +20,7 @@ import asyncio
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -137,6 +137,7 @@ class SqliteStore:
         game: Game,
         entry: Mapping[str, Any],
         key: str | None = None,
+        binds: Sequence[tuple[str, str]] = (),
     ) -> CommitResult:
         text = encode_game(game)
         line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
@@ -169,6 +170,10 @@ class SqliteStore:
                         "INSERT OR REPLACE INTO keys (game, key, version, expires) VALUES (?, ?, ?, ?)",
                         (game_id, key, game.version, now + self.dedupe_ttl),
                     )
+                db.executemany(
+                    "INSERT OR REPLACE INTO who (identity, game, player) VALUES (?, ?, ?)",
+                    [(identity, game_id, player) for identity, player in binds],
+                )
                 if game.over:
                     self._finish(db, game_id, now)
             return CommitResult(Status.OK, game.version)
