@@ -223,3 +223,58 @@ def test_two_quick_taps_on_two_workers_are_both_taken_and_a_redelivery_once() ->
             assert votes == len(PEOPLE)
 
     run(go())
+
+
+def test_a_prompt_whose_phase_closed_in_another_worker_gets_no_keyboard() -> None:
+    """Worker a queues the mission prompts but is slow to send them; worker b
+    fires the deadline meanwhile. Prompts still waiting are not sent at all,
+    and one caught in the middle (checked, then sent after b's close) takes
+    its own keyboard away: nobody is left with buttons of a closed question."""
+
+    async def go() -> None:
+        clock = FakeClock()
+        users = Users()
+        async with (
+            redis_stores(2) as (one, two),
+            serving(FakeBotApi()) as api,
+            Harness(api, one, clock, users) as a,
+            Harness(api, two, clock, users) as b,
+        ):
+            _, game_id = await lobby(a)
+            await a.tg.outbound.stop()  # a is slow: what it queues waits
+            start = users.command(HOST, "Hana", "/startgame", chat_id=GROUP)
+            assert await a.post(start) == 200
+            started = await a.service.load(game_id)
+            assert started.phase.name == "mission"
+            notifier = a.tg.notifier
+            checks: list[int] = []
+            real = notifier._still_open
+
+            async def still_open(game: str, seq: int) -> bool:
+                checks.append(seq)
+                if len(checks) == 1:  # the first prompt passes its check, and then
+                    is_open = await real(game, seq)  # the phase closes in worker b
+                    await time_runs_out(b, clock, game_id)
+                    return is_open
+                return await real(game, seq)
+
+            notifier._still_open = still_open  # type: ignore[method-assign]
+            await a.tg.outbound.start()
+            await a.tg.outbound.join()
+            await b.tg.outbound.join()
+            assert (await b.service.load(game_id)).phase.name == "discussion"
+            prompted = {
+                uid
+                for uid in PEOPLE
+                if any(str(m.get("text", "")).startswith("Round 1:") for m in api.chat(uid))
+            }
+            for uid in PEOPLE:
+                assert all("reply_markup" not in m for m in api.chat(uid)), uid
+            # The prompts checked before the close went out and lost their
+            # keyboards to their sender; the ones still waiting were never sent.
+            closed = {c.chat_id for c in api.sent("editMessageReplyMarkup")}
+            assert prompted and prompted <= closed
+            assert set(PEOPLE) - prompted
+            assert parse_open(await one.get_attr(game_id, OPEN_ATTR)) == {}
+
+    run(go())

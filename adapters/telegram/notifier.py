@@ -23,9 +23,11 @@
   so that workers never undo each other's changes). A prompt is recorded once
   it is delivered and forgotten when it is answered or closed. Prompts this
   process queued but has not delivered yet are closed from memory (the close
-  runs after the prompt, in the chat's order). A prompt another process
-  delivers only after the phase is closed keeps its keyboard until the next
-  phase change; pressing it meanwhile only says the question has closed.
+  runs after the prompt, in the chat's order). A prompt whose phase another
+  process closed while it waited in this process's queue is not sent at all,
+  and one closed while it was being sent (after the check) is closed by its
+  sender: it records the prompt first and checks the stored phase after, so
+  whichever side comes second sees the other.
 
 Only Telegram identities (`tg:<user id>`) are served; players on other channels
 are someone else's business. Everything is queued on the outbound queue, never
@@ -376,15 +378,37 @@ class TelegramNotifier:
             text = f"{text}\n{closes}" if closes else text
         game_id = game.id
 
-        async def call(bot: Bot) -> Message:
+        async def call(bot: Bot) -> Message | None:
+            if not await self._still_open(game_id, seq):
+                self._drop_pending(key, slot)
+                return None  # the question closed while this waited in the queue
             message = await bot.send_message(chat, text, protect_content=True, reply_markup=markup)
             slot.message_id = mid = message.message_id
             await self.change_open(game_id, lambda e: record(e, player, seq, chat, mid))
-            if self.pending.get(key) is slot:
+            # Recorded first, checked after: a phase change committed before this
+            # check is seen here, and one committed after it finds the record.
+            if self.pending.get(key) is slot and not await self._still_open(game_id, seq):
                 self.pending.pop(key)
+                self.close_markup(game_id, player, seq, slot)
+            self._drop_pending(key, slot)
             return message
 
         self.outbound.send(chat, call, priority=Priority.PROMPT, label="prompt")
+
+    def _drop_pending(self, key: tuple[str, str, int], slot: Prompt) -> None:
+        if self.pending.get(key) is slot:
+            self.pending.pop(key)
+
+    async def _still_open(self, game_id: str, seq: int) -> bool:
+        """Is phase `seq` still the game's current phase, by the stored state?
+        (Another worker, or a deadline, may have moved the game on.) Store
+        trouble counts as open: the keyboard is closed at the next phase change."""
+        try:
+            game = await self.store.load(game_id)
+        except Exception:
+            log.exception("%s: checking a prompt's phase failed", game_id)
+            return True
+        return game is not None and game.running and game.phase.seq == seq
 
     async def _close_past(self, game: Game, acting: Acting | None) -> None:
         """Take the keyboards off this game's prompts of phases gone by (except
