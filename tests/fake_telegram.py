@@ -73,6 +73,7 @@ class FakeBotApi:
     updates: list[dict[str, Any]] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     refused: list[Call] = field(default_factory=list)
+    menus: dict[str, Any] = field(default_factory=dict)  # language code -> commands
     port: int = 0
     _ids: dict[int, itertools.count[int]] = field(default_factory=dict)
 
@@ -181,6 +182,13 @@ class FakeBotApi:
         return BOT
 
     def do_setWebhook(self, params: dict[str, Any]) -> Any:
+        return True
+
+    def do_setMyCommands(self, params: dict[str, Any]) -> Any:
+        commands = params.get("commands")
+        if isinstance(commands, str):  # sent as a JSON-encoded field
+            commands = json.loads(commands)
+        self.menus[str(params.get("language_code") or "")] = commands
         return True
 
     def do_deleteWebhook(self, params: dict[str, Any]) -> Any:

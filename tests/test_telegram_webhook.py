@@ -110,8 +110,8 @@ def test_a_button_press_is_answered_in_the_webhook_reply(tmp_path: Path) -> None
                 "text": "Det spørsmålet er allerede avsluttet.",  # no game: the default, nb
             }
             await h.tg.outbound.join()
-            # the bot itself made no call (getMe is the start's): Telegram makes it
-            assert [c.method for c in api.calls] == ["getMe"]
+            # the bot itself made no call (getMe and the menu are the start's): Telegram makes it
+            assert {c.method for c in api.calls} == {"getMe", "setMyCommands"}
             assert h.tg.answers == {}
         await store.close()
 

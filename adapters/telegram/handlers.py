@@ -18,7 +18,8 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from telegram import Chat, Update, User
+from telegram import Bot, BotCommand, Chat, Update, User
+from telegram.error import TelegramError
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -48,16 +49,52 @@ TvLink = Callable[[Game], Awaitable[str | None]]
 
 NO_GAME = N_("You are not in a game. Start one with /new station, or join with /join CODE.")
 UNKNOWN_CODE = N_("There is no game with the code {code}.")
+NOTHING_NOW = N_("Nothing to answer right now. Your next question comes to this chat.")
+PRIVATELY = N_("Send /status to me in a private chat: your questions are private.")
+HOST_CONTROLS = N_("You host this game: /startgame, /pause, /resume, /advance, /end.")
+HOST_GM = N_("You host this game: /gm for the game master's actions now.")
+
+
+# Telegram's language codes -> ours (Norwegian and the Serbo-Croatian languages).
+LANGUAGE_OF = {
+    "en": "en",
+    "nb": "nb",
+    "no": "nb",
+    "nn": "nb",
+    "sr": "sr",
+    "hr": "sr",
+    "bs": "sr",
+}
+assert set(LANGUAGE_OF.values()) == set(LANGUAGES)
+
+# The bot's command menu (the "/" button), in the order shown.
+MENU = (
+    ("status", N_("Your current question again")),
+    ("join", N_("Join a game: /join CODE")),
+    ("new", N_("Host a new game: /new station, resistance or traitors")),
+    ("startgame", N_("Host: deal the roles and begin")),
+    ("pause", N_("Host: stop the clock")),
+    ("resume", N_("Host: start the clock again")),
+    ("advance", N_("Host: end this phase now")),
+    ("end", N_("Host: end the game")),
+)
 
 
 def user_lang(user: User | None, default: str) -> str:
     code = (user.language_code or "") if user is not None else ""
-    code = code.split("-")[0].lower()
-    if code in ("nb", "no", "nn"):
-        return "nb"
-    if code in ("sr", "hr", "bs"):
-        return "sr"
-    return code if code in LANGUAGES else default
+    return LANGUAGE_OF.get(code.split("-")[0].lower(), default)
+
+
+async def register_menu(bot: Bot, default_lang: str) -> None:
+    """Show the commands in Telegram's menu in the user's language (the
+    default list in `default_lang`). Harmless to repeat: every worker does it at
+    start; a failure only costs the menu, never the bot."""
+    try:
+        for code, lang in (("", default_lang), *LANGUAGE_OF.items()):
+            commands = [BotCommand(name, render(text, lang)) for name, text in MENU]
+            await bot.set_my_commands(commands, language_code=code or None)
+    except TelegramError:
+        log.warning("could not set the bot's command menu", exc_info=True)
 
 
 def player_name(user: User) -> str:
@@ -276,6 +313,28 @@ class Telegram(Presses):
         code = (context.args or [""])[0].lower()
         await self.host(update, context, lambda me, g: A.SetLanguage(me, None, code))
 
+    async def status(self, update: Update, context: Context) -> None:
+        """`/status`: the player's current question again, as a fresh prompt in
+        their private chat (its earlier copy loses its keyboard), like STATUS
+        by SMS: for a lost or scrolled-away prompt, or one a restart lost."""
+        user, chat = update.effective_user, update.effective_chat
+        if user is None or chat is None:
+            return
+        found = await self.whose(user)
+        if found is None:
+            self.reply(chat, render(NO_GAME, user_lang(user, self.default_lang)))
+            return
+        game, player = found
+        if chat.type != Chat.PRIVATE:  # questions are private: never in a group
+            self.reply(chat, render(PRIVATELY, game.lang))
+            return
+        if game.seat(player) < 0:  # the host: no questions, but the controls
+            acts = game.running and bool(game_specs(legal(game, player)))
+            self.reply(chat, render(HOST_GM if acts else HOST_CONTROLS, game.lang))
+            return
+        if not await self.notifier.reprompt(game, player):
+            self.reply(chat, render(NOTHING_NOW, game.lang))
+
     async def chat(self, update: Update, context: Context) -> None:
         """Plain text in a private chat: the Traitors' night chat, relayed by the
         core's rules to the other traitors only (it is no game action: nothing
@@ -342,6 +401,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         "set": tg.set,
         "lang": tg.lang,
         "gm": tg.gm,
+        "status": tg.status,
     }
     for name, callback in commands.items():
         application.add_handler(CommandHandler(name, callback))

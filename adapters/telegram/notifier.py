@@ -149,8 +149,11 @@ def record(entries: Open, player: str, seq: int, chat: int, message_id: int) -> 
     return True
 
 
-def forget(entries: Open, player: str, seq: int) -> bool:
-    if player not in entries or entries[player][0] != seq:
+def forget(entries: Open, player: str, seq: int, message_id: int | None = None) -> bool:
+    """Drop `player`'s record of phase `seq` (only if it is of `message_id`, when
+    given: closing an old prompt must not forget the fresh one that replaced it)."""
+    entry = entries.get(player)
+    if entry is None or entry[0] != seq or message_id not in (None, entry[2]):
         return False
     del entries[player]
     return True
@@ -283,12 +286,11 @@ class TelegramNotifier:
         async def call(bot: Bot) -> Any:
             if slot.message_id is None:
                 return None  # never delivered
+            mid = slot.message_id
             try:
-                return await bot.edit_message_reply_markup(
-                    chat_id=slot.chat_id, message_id=slot.message_id
-                )
+                return await bot.edit_message_reply_markup(chat_id=slot.chat_id, message_id=mid)
             finally:
-                await self.change_open(game_id, lambda e: forget(e, player, seq))
+                await self.change_open(game_id, lambda e: forget(e, player, seq, mid))
 
         self.outbound.send(
             slot.chat_id, call, priority=Priority.CHATTER, paced=False, label="close"
@@ -307,7 +309,7 @@ class TelegramNotifier:
                     text, chat_id=chat, message_id=message_id, reply_markup=None
                 )
             finally:
-                await self.change_open(game_id, lambda e: forget(e, player, seq))
+                await self.change_open(game_id, lambda e: forget(e, player, seq, message_id))
 
         self.outbound.send(chat, call, priority=Priority.PROMPT, paced=False, label="locked")
 
@@ -394,6 +396,24 @@ class TelegramNotifier:
             return message
 
         self.outbound.send(chat, call, priority=Priority.PROMPT, label="prompt")
+
+    async def reprompt(self, game: Game, player: str) -> bool:
+        """`player`'s current question again, as a fresh prompt at the bottom of
+        their chat (a lost message, a restart that lost what was queued, a
+        scrolled-away keyboard); the earlier prompt of this phase loses its
+        keyboard, so only one is up. False when they have nothing to answer."""
+        seq = game.phase.seq
+        if not game.running or not any(s.phase == seq for s in game_specs(legal(game, player))):
+            return False
+        slot = self.pending.pop((game.id, player, seq))
+        if slot is not None:  # queued here: closed after it is sent, in the chat's order
+            self.close_markup(game.id, player, seq, slot)
+        else:
+            entry = parse_open(await self.store.get_attr(game.id, OPEN_ATTR)).get(player)
+            if entry is not None and entry[0] == seq:
+                self.close_markup(game.id, player, seq, Prompt(entry[1], entry[2]))
+        self.prompt(game, player, seq)
+        return True
 
     def _drop_pending(self, key: tuple[str, str, int], slot: Prompt) -> None:
         if self.pending.get(key) is slot:

@@ -35,7 +35,7 @@ from starlette.routing import Route
 from telegram import Update
 from telegram.ext import Application, ApplicationBuilder
 
-from adapters.telegram.handlers import Telegram, TvLink, add_handlers
+from adapters.telegram.handlers import Telegram, TvLink, add_handlers, register_menu
 from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.outbound import Outbound
 from bots.service import GameService
@@ -84,6 +84,7 @@ async def start(
     await application.initialize()
     await application.start()
     await tg.outbound.start()
+    await register_menu(application.bot, tg.default_lang)
     if webhook_url:
         await application.bot.set_webhook(
             webhook_url, secret_token=secret, allowed_updates=list(ALLOWED_UPDATES)
@@ -197,6 +198,7 @@ async def start_polling(application: App, tg: Telegram) -> None:
     handlers. `build(..., polling=True)` first; `stop_polling` to end."""
     await application.initialize()
     await tg.outbound.start()
+    await register_menu(application.bot, tg.default_lang)
     assert application.updater is not None, "build(..., polling=True) makes an updater"
     await application.updater.start_polling(
         allowed_updates=list(ALLOWED_UPDATES), poll_interval=0.05
@@ -218,6 +220,7 @@ def run_polling(
 
     async def post_init(app: App) -> None:
         await tg.outbound.start()
+        await register_menu(app.bot, tg.default_lang)
 
     async def post_shutdown(app: App) -> None:
         await tg.outbound.stop(drain=True)

@@ -1,0 +1,86 @@
+"""`/status` (a player's current question again, as SMS's STATUS) and the bot's
+command menu, through the real PTB Application against the fake Bot API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adapters.store.sqlite_store import SqliteStore
+from adapters.telegram.notifier import OPEN_ATTR, parse_open
+from tests.fake_telegram import FakeBotApi, Harness, serving
+from tests.store_helpers import FakeClock, run
+from tests.test_telegram import GROUP, HOST, choose, current, editor_of, lobby
+
+pytestmark = pytest.mark.telegram
+
+
+def with_buttons(api: FakeBotApi, uid: int) -> list[int]:
+    return [m["message_id"] for m in api.chat(uid) if "reply_markup" in m]
+
+
+def test_status_sends_the_question_again_and_closes_the_old_copy(tmp_path: Path) -> None:
+    async def go() -> None:
+        clock = FakeClock()
+        store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
+        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+            await h.command(99, "Zed", "/status")  # in no game
+            assert api.texts(99)[-1].startswith("You are not in a game.")
+            _, game_id = await lobby(h)
+            await h.command(11, "Ana", "/status")  # in the lobby: nothing to answer yet
+            assert api.texts(11)[-1].startswith("Nothing to answer right now.")
+            await h.command(HOST, "Hana", "/startgame", chat_id=GROUP)
+            first = editor_of(h, 11)["message_id"]
+            assert with_buttons(api, 11) == [first]
+
+            # Ana lost her prompt somewhere up the chat: /status brings a fresh
+            # copy to the bottom, and the old one loses its keyboard
+            await h.command(11, "Ana", "/status")
+            again = editor_of(h, 11)
+            assert again["message_id"] > first and again.get("has_protected_content") is True
+            assert with_buttons(api, 11) == [again["message_id"]]
+            assert "reply_markup" not in current(h, 11, first)
+            record = parse_open(await store.get_attr(game_id, OPEN_ATTR))
+            assert record["tg:11"][2] == again["message_id"]
+
+            # the fresh copy works; once answered there is nothing to ask again
+            picks = {"Choose your job:": "radio", "Secret action:": "No secret action"}
+            locked = await choose(h, 11, picks)
+            assert locked["text"].startswith("Choice locked")
+            game = await h.service.load(game_id)
+            assert game.rules.choices[0] is not None
+            await h.command(11, "Ana", "/status")
+            assert api.texts(11)[-1].startswith("Nothing to answer right now.")
+            assert with_buttons(api, 11) == []
+
+            # never in a group (questions are private); the host gets the controls
+            before = len(api.texts(12))
+            await h.command(12, "Bo", "/status", chat_id=GROUP)
+            assert api.texts(GROUP)[-1].startswith("Send /status to me in a private chat")
+            assert len(api.texts(12)) == before
+            await h.command(HOST, "Hana", "/status")
+            assert api.texts(HOST)[-1].startswith("You host this game: /startgame")
+
+        await store.close()
+
+    run(go())
+
+
+def test_the_command_menu_is_set_in_every_language(tmp_path: Path) -> None:
+    async def go() -> None:
+        clock = FakeClock()
+        store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
+        async with serving(FakeBotApi()) as api, Harness(api, store, clock):
+            assert {"", "en", "nb", "no", "sr", "hr"} <= set(api.menus)
+            for code, first in (("en", "Your current question again"), ("nb", "Spørsmålet")):
+                commands = api.menus[code]
+                assert commands[0]["command"] == "status"
+                assert commands[0]["description"].startswith(first)
+            assert api.menus["no"] == api.menus["nb"] and api.menus["hr"] == api.menus["sr"]
+            assert api.menus[""] == api.menus["nb"]  # the bot's default language
+            names = {c["command"] for c in api.menus["sr"]}
+            assert {"status", "join", "new", "startgame", "end"} <= names
+        await store.close()
+
+    run(go())
