@@ -39,7 +39,7 @@ from gameflow.core.engine import apply, legal, new_game
 from gameflow.core.result import Rejected
 from gameflow.core.state import Game
 from gameflow.games.resistance import bots as resistance_bots
-from gameflow.games.station.inputs import Choose, Vote
+from gameflow.games.station.actions import Choose, Vote
 
 Stream = list[tuple[A.Action, float]]
 

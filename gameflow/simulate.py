@@ -23,8 +23,8 @@ from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
 from gameflow.games.station import bots
+from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.belief import Talk
-from gameflow.games.station.inputs import Choose, Vote
 from gameflow.games.station.state import LOYAL, MISSION, VOTE, Station
 
 HOST = "host"

@@ -18,7 +18,7 @@ from gameflow.core.engine import apply, new_game, view
 from gameflow.core.events import Event
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.games.station.inputs import Choose, Vote
+from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import Station
 
 HOST = "host"

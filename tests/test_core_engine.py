@@ -15,7 +15,7 @@ from gameflow.core.engine import apply, legal, new_game, view
 from gameflow.core.events import Event, Kind
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import HOST_VIEW, LOBBY
-from gameflow.games.station.inputs import Choose, Vote
+from gameflow.games.station.actions import Choose, Vote
 
 pytestmark = pytest.mark.core
 

@@ -18,7 +18,7 @@ import time_machine
 from gameflow.core import actions as A
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
-from gameflow.games.station.inputs import Choose
+from gameflow.games.station.actions import Choose
 from gameflow.replay import EPOCH, HOST, setup_game
 from scheduler.deadlines import DeadlineScheduler
 from scheduler.memory import MemoryGames, MemoryService

@@ -19,7 +19,7 @@ from gameflow.core import actions as A
 from gameflow.core.engine import new_game
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
-from gameflow.games.station.inputs import Choose
+from gameflow.games.station.actions import Choose
 from gameflow.replay import record
 from gameflow.replay import run as replay_run
 from tests.store_helpers import HOST, FakeClock, random_action, run, store_fixture

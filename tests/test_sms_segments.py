@@ -12,7 +12,7 @@ from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
-from gameflow.games.station.inputs import Choose
+from gameflow.games.station.actions import Choose
 
 pytestmark = pytest.mark.sms
 

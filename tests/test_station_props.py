@@ -36,7 +36,7 @@ from gameflow.core.events import Event, Kind
 from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted
 from gameflow.core.state import HOST_VIEW, Game
-from gameflow.games.station.inputs import Choose, Vote
+from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import JOBS, NOBODY, Station
 
 pytestmark = pytest.mark.station

@@ -14,8 +14,9 @@ from gameflow.core.engine import legal, view
 from gameflow.core.events import Kind
 from gameflow.core.rng import rng_for
 from gameflow.core.state import HOST_VIEW
+from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.flow import infiltrator_count, vote_winner
-from gameflow.games.station.inputs import Choose, Vote, awaiting
+from gameflow.games.station.inputs import awaiting
 from gameflow.games.station.mission import resolve, winning_plan
 from gameflow.games.station.state import (
     GUARD,

@@ -10,7 +10,7 @@ from station_helpers import EASY, Driver, plan, start
 
 from gameflow.core.engine import legal, view
 from gameflow.games.station import flow
-from gameflow.games.station.inputs import Vote
+from gameflow.games.station.actions import Vote
 from gameflow.games.station.mission import resolve
 from gameflow.games.station.state import (
     GUARD,

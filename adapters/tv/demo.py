@@ -22,7 +22,7 @@ from gameflow.core.engine import apply, legal, new_game
 from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
-from gameflow.games.station.inputs import Choose, Vote
+from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import MISSION
 
 HOST = "tg:1000"

@@ -14,7 +14,7 @@ from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.games.station import flow, inputs, views
-from gameflow.games.station.inputs import Choose, Vote
+from gameflow.games.station.actions import Choose, Vote
 
 
 class StepError(ValueError):

@@ -28,8 +28,9 @@ from typing import NamedTuple
 from gameflow.core.rng import rng_for
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
+from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.belief import Belief, Talk, prior, update
-from gameflow.games.station.inputs import Choose, Vote, jobs_for
+from gameflow.games.station.inputs import jobs_for
 from gameflow.games.station.mission import resolve
 from gameflow.games.station.state import (
     GUARD,

@@ -8,15 +8,12 @@ drawn from `legal()` can never offer what would be refused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
-from gameflow.core.actions import Action
 from gameflow.core.events import Event, Kind
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.state import Game, replace_at
 from gameflow.core.text import N_, Msg
+from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import (
     GUARD,
     JOBS,
@@ -30,26 +27,6 @@ from gameflow.games.station.state import (
     Station,
 )
 from gameflow.games.station.texts import JOB_NAMES
-
-
-@dataclass(frozen=True, slots=True)
-class Choose(Action):
-    """«Send valget»: plan (1–3), job, optional partner, optional secret action."""
-
-    kind: ClassVar[str] = "choose"
-    plan: int = 0
-    job: str = ""
-    partner: str | None = None
-    sabotage: bool = False
-    trap: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Vote(Action):
-    """«Send stemmen»: another active player, or None for «Ingen»."""
-
-    kind: ClassVar[str] = "vote"
-    target: str | None = None
 
 
 def jobs_for(st: Station, seat: int, round_: int) -> tuple[str, ...]:
@@ -220,4 +197,4 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
     return ()
 
 
-__all__ = ["GUARD", "Choose", "Vote", "awaiting", "choose", "expected", "legal", "vote"]
+__all__ = ["GUARD", "awaiting", "choose", "expected", "legal", "vote"]
