@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
@@ -20,8 +20,8 @@ from gameflow.core.state import Game, seed_digest
 from gameflow.core.text import N_
 from gameflow.i18n import render
 
-HOST = "host"
-EPOCH = 1_700_000_000.0  # the replay clock's start: any fixed instant will do
+HOST: Final = "host"
+EPOCH: Final = 1_700_000_000.0  # the replay clock's start: any fixed instant will do
 
 _HOST_STEPS: dict[str, type[A.Action]] = {
     "pause": A.Pause,

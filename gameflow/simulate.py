@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, new_game
@@ -27,8 +27,8 @@ from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.belief import Talk
 from gameflow.games.station.state import LOYAL, MISSION, VOTE, Station
 
-HOST = "host"
-EPOCH = 1_700_000_000.0
+HOST: Final = "host"
+EPOCH: Final = 1_700_000_000.0
 
 Watch = Callable[[Game, tuple[Event, ...]], None]
 Listen = Callable[[Game, Talk], None]
@@ -106,7 +106,7 @@ def start(players: int, seed: str, lang: str = "en") -> tuple[Game, tuple[Event,
     return result.state, result.events
 
 
-NAMES = (
+NAMES: Final = (
     "Ada", "Bo", "Cato", "Dina", "Emil", "Frida", "Gard", "Hedda",
     "Ivar", "Jana", "Kai", "Liv", "Mads", "Nora", "Olav",
 )  # fmt: skip
@@ -263,7 +263,7 @@ def traitors_table(counts: Sequence[int], games: int, seed: str) -> tuple[str, i
     return "\n".join(lines), refused
 
 
-_RANGES = {"resistance": ("Resistance", 5, 10), "traitors": ("Traitors", 6, 24)}
+_RANGES: Final = {"resistance": ("Resistance", 5, 10), "traitors": ("Traitors", 6, 24)}
 
 
 def _ranged(game: str, players: str, games: int, seed: str) -> int:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from datetime import date
+from typing import Final
 
 Zone = tuple[tuple[float, float], ...]
 
-DAY = 86_400.0
-_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+DAY: Final = 86_400.0
+_EPOCH_ORDINAL: Final = date(1970, 1, 1).toordinal()
 
 
 def offset_at(zone: Zone, t: float) -> float:

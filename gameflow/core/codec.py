@@ -21,12 +21,12 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.state import Game
 
-TAG = "@"
-_PREFIX = "gameflow."
+TAG: Final = "@"
+_PREFIX: Final = "gameflow."
 
 _tags: dict[type, str] = {}  # class -> tag
 _classes: dict[str, type] = {}  # tag -> class
@@ -71,7 +71,7 @@ def _class_of(tag: str) -> type:
     return obj
 
 
-_PLAIN = (str, int, bool, type(None))
+_PLAIN: Final = (str, int, bool, type(None))
 _shapes: dict[type, tuple[str, tuple[str, ...]]] = {}  # class -> (tag, field names)
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core import actions as A
 from gameflow.core.events import Event, Kind, announce, changed, to_host
 from gameflow.core.legal import ActionSpec, Field
 from gameflow.core.phases import over, rearm
-from gameflow.core.result import Accepted, Rejected, reject
+from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.rules import Rules, rules_for
 from gameflow.core.state import (
     HOST_VIEW,
@@ -32,9 +32,9 @@ from gameflow.core.state import (
 )
 from gameflow.core.text import N_, msg
 
-LANGUAGES = ("nb", "sr", "en")
-MAX_NAME = 32
-MISSES_REPORTED = 2
+LANGUAGES: Final = ("nb", "sr", "en")
+MAX_NAME: Final = 32
+MISSES_REPORTED: Final = 2
 
 
 def new_game(
@@ -187,7 +187,7 @@ def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | R
 # Accepted results are built directly, skipping the NamedTuple's Python-level
 # `__new__`: the engine makes one or two per input (same type, same values).
 _new = tuple.__new__
-_MISSED = Game._fields.index("missed")
+_MISSED: Final = Game._fields.index("missed")
 _RULES: dict[str, Rules] = {}  # the registry (filled once, at import), without a call per input
 
 
@@ -221,7 +221,7 @@ def _join(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected
         game, players=(*game.players, player), names=(*game.names, name), missed=(*game.missed, 0)
     )
     text = msg(N_("{name} joined ({count} players)."), name=name, count=len(new.players))
-    return Accepted(new, (announce(text, game.phase.seq), changed()))
+    return accepted(new, (announce(text, game.phase.seq), changed()))
 
 
 def _leave(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
@@ -246,7 +246,7 @@ def _remove(game: Game, player: str, seq: int) -> Accepted[Game] | Rejected:
         players=_drop(game.players, i), names=_drop(game.names, i), missed=_drop(game.missed, i)
     )
     text = msg(N_("{name} left ({count} players)."), name=name, count=len(new.players))
-    return Accepted(new, (announce(text, seq), Event(Kind.CHANGED)))
+    return accepted(new, (announce(text, seq), Event(Kind.CHANGED)))
 
 
 def _set_option(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
@@ -265,7 +265,7 @@ def _set_option(game: Game, action: A.Action, now: float) -> Accepted[Game] | Re
         )
     opts = dict(game.options)
     opts[action.name] = value
-    return Accepted(game._replace(options=tuple(sorted(opts.items()))), (Event(Kind.CHANGED),))
+    return accepted(game._replace(options=tuple(sorted(opts.items()))), (Event(Kind.CHANGED),))
 
 
 def option_value(default: Any, value: Any) -> Any:
@@ -287,7 +287,7 @@ def _set_language(game: Game, action: A.Action, now: float) -> Accepted[Game] | 
         return _host_only()
     if action.lang not in LANGUAGES:
         return reject("bad_language", N_("Choose one of the languages nb, sr or en."))
-    return Accepted(game._replace(lang=action.lang), (Event(Kind.CHANGED),))
+    return accepted(game._replace(lang=action.lang), (Event(Kind.CHANGED),))
 
 
 def _start(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
@@ -322,7 +322,7 @@ def _pause(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejecte
     left = -1.0 if deadline is None else max(0.0, deadline - now)
     phase = game.phase._replace(deadline=None, paused_left=left)
     text = msg(N_("The host has paused the game."))
-    return Accepted(game._replace(phase=phase), (announce(text, phase.seq), Event(Kind.CHANGED)))
+    return accepted(game._replace(phase=phase), (announce(text, phase.seq), Event(Kind.CHANGED)))
 
 
 def _resume(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
@@ -348,8 +348,8 @@ def _resume(game: Game, action: A.Action, now: float) -> Accepted[Game] | Reject
         and not rules.awaiting(resumed)
     ):
         ended = rules.end_phase(resumed, now)
-        return Accepted(ended.state, (*events, *ended.events))
-    return Accepted(resumed, tuple(events))
+        return accepted(ended.state, (*events, *ended.events))
+    return accepted(resumed, tuple(events))
 
 
 def _advance(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
@@ -370,7 +370,7 @@ def _advance(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejec
             names=tuple(game.names[i] for i in waiting),
         )
     ended = rules.end_phase(game, now)
-    return Accepted(ended.state, ended.events)
+    return accepted(ended.state, ended.events)
 
 
 def _end(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
@@ -380,7 +380,7 @@ def _end(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
         return _not_running(game)
     new = game._replace(phase=over(game, now), winner=None, ended_by_host=True)
     text = msg(N_("The host has ended the game."))
-    return Accepted(new, (announce(text, new.phase.seq), Event(Kind.OVER), Event(Kind.CHANGED)))
+    return accepted(new, (announce(text, new.phase.seq), Event(Kind.OVER), Event(Kind.CHANGED)))
 
 
 def _deadline(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
@@ -406,7 +406,7 @@ def _deadline(game: Game, action: A.Action, now: float) -> Accepted[Game] | Reje
             text = msg(N_("{name} has missed two deadlines in a row."), name=game.names[seat])
             reports.append(to_host(game.host, text, game.phase.seq))
     ended = rules.end_phase(game._replace(missed=tuple(missed)), now)
-    return Accepted(ended.state, tuple(reports) + ended.events)
+    return accepted(ended.state, tuple(reports) + ended.events)
 
 
 def _host_only() -> Rejected:
@@ -427,7 +427,7 @@ def _drop(t: tuple[Any, ...], i: int) -> tuple[Any, ...]:
     return (*t[:i], *t[i + 1 :])
 
 
-_CORE = {
+_CORE: Final = {
     A.Join: _join,
     A.Leave: _leave,
     A.Kick: _kick,

@@ -7,7 +7,7 @@ reserved for programmer errors.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Final, Generic, NamedTuple, TypeVar
 
 from gameflow.core.text import Msg, Param
 
@@ -40,6 +40,15 @@ class Rejected(NamedTuple):
 
 
 Result = Accepted[S] | Rejected
+
+_new: Final = tuple.__new__
+
+
+def accepted(state: S, events: tuple[Event, ...]) -> Accepted[S]:
+    """`Accepted(state, events)`, built directly: a NamedTuple's own `__new__`
+    is Python code with keyword handling, and every accepted input makes one."""
+    made: Accepted[S] = _new(Accepted, (state, events))
+    return made
 
 
 def reject(code: str, msgid: str, **params: Param) -> Rejected:

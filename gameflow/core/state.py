@@ -9,14 +9,14 @@ typed, and `_replace` copies them in about a microsecond, which keeps a whole
 from __future__ import annotations
 
 import hashlib
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 T = TypeVar("T", bound=tuple[Any, ...])
 
-LOBBY = "lobby"
-OVER = "over"
+LOBBY: Final = "lobby"
+OVER: Final = "over"
 
-HOST_VIEW = "@host"  # the viewer id of the host's own view (player ids never start with @)
+HOST_VIEW: Final = "@host"  # the viewer id of the host's own view (player ids never start with @)
 
 
 class Phase(NamedTuple):
@@ -114,8 +114,8 @@ def update(record: T, **changes: Any) -> T:
     return tuple.__new__(cls, values)
 
 
-_VERSION = Game._fields.index("version")
-_RULES = Game._fields.index("rules")
+_VERSION: Final = Game._fields.index("version")
+_RULES: Final = Game._fields.index("rules")
 
 
 def with_version(game: Game, version: int) -> Game:

@@ -14,14 +14,15 @@ import gettext
 import io
 from functools import cache
 from importlib import resources
+from typing import Final
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 from gameflow.core.text import Msg, Param
 
-LANGUAGES = ("nb", "sr", "en")
-DOMAINS = ("core", "station", "resistance", "traitors", "chat", "tv", "telegram", "sms")
+LANGUAGES: Final = ("nb", "sr", "en")
+DOMAINS: Final = ("core", "station", "resistance", "traitors", "chat", "tv", "telegram", "sms")
 
 
 @cache

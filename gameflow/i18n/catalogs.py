@@ -26,7 +26,7 @@ import io
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_file
@@ -34,22 +34,22 @@ from babel.messages.pofile import read_po, write_po
 
 from gameflow.i18n import DOMAINS, LANGUAGES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT: Final = Path(__file__).resolve().parents[2]
 """The repository root: `DOMAIN_SOURCES` folders are relative to it."""
 
-LOCALES = Path(__file__).resolve().parent / "locales"
+LOCALES: Final = Path(__file__).resolve().parent / "locales"
 
 KEYWORDS: dict[str, tuple[int, ...] | None] = {"N_": None, "nmsg": (1, 2)}
 """Babel keyword specs: `N_(msgid)` and `nmsg(singular, plural, n, ...)`."""
 
-COMMENT_TAG = "TRANSLATORS:"
+COMMENT_TAG: Final = "TRANSLATORS:"
 """A `# TRANSLATORS: ...` comment just above a text is copied into the catalogs."""
 
-LANGUAGE_NAMES = {"nb": "Norwegian Bokmål", "sr": "Serbian (Latin script)", "en": "English"}
+LANGUAGE_NAMES: Final = {"nb": "Norwegian Bokmål", "sr": "Serbian (Latin script)", "en": "English"}
 
 # Header lines Babel always writes that would change on every run (dates, the
 # Babel version) or say nothing; dropping them keeps `update` idempotent.
-_DROPPED_HEADERS = (
+_DROPPED_HEADERS: Final = (
     '"POT-Creation-Date:',
     '"PO-Revision-Date:',
     '"Generated-By:',

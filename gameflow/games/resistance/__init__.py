@@ -7,7 +7,7 @@ the project's own rules page with every [decision] this module takes.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.actions import Action
 from gameflow.core.result import Accepted, Rejected
@@ -147,7 +147,7 @@ class ResistanceRules:
         return None
 
 
-RESISTANCE = ResistanceRules()
+RESISTANCE: Final = ResistanceRules()
 
 __all__ = [
     "RESISTANCE",

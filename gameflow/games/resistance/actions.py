@@ -7,7 +7,7 @@ Script steps map one to one: `propose`, `vote`, `mission`, `give`, `play`, and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from gameflow.core.actions import Action
 
@@ -58,4 +58,4 @@ class Pass(Action):
     kind: ClassVar[str] = "pass"
 
 
-ACTIONS = (Propose, Vote, Mission, Give, Play, Pass)
+ACTIONS: Final = (Propose, Vote, Mission, Give, Play, Pass)

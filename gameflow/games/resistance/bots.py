@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 from itertools import combinations
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, new_game
@@ -33,8 +33,8 @@ from gameflow.games.resistance.cards import (
 from gameflow.games.resistance.state import FAIL, SPIES, SUCCESS, Resistance
 
 Policy = Callable[[Game, str, ActionSpec, random.Random], A.Action | None]
-EPOCH = 1_700_000_000.0
-_LOBBY = (A.Leave.kind, A.Start.kind)
+EPOCH: Final = 1_700_000_000.0
+_LOBBY: Final = (A.Leave.kind, A.Start.kind)
 
 
 def random_action(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.Action | None:

@@ -14,23 +14,23 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from gameflow.core.text import N_
 
-IMMEDIATE = "immediate"
-KEPT = "kept"
-PERMANENT = "permanent"
+IMMEDIATE: Final = "immediate"
+KEPT: Final = "kept"
+PERMANENT: Final = "permanent"
 
-STRONG_LEADER = "strong_leader"
-NO_CONFIDENCE = "no_confidence"
-KEEPING_CLOSE_EYE = "keeping_close_eye"
-IN_THE_SPOTLIGHT = "in_the_spotlight"
-OPINION_MAKER = "opinion_maker"
-TAKE_RESPONSIBILITY = "take_responsibility"
-OVERHEARD_CONVERSATION = "overheard_conversation"
-ESTABLISH_CONFIDENCE = "establish_confidence"
-OPEN_UP = "open_up"
+STRONG_LEADER: Final = "strong_leader"
+NO_CONFIDENCE: Final = "no_confidence"
+KEEPING_CLOSE_EYE: Final = "keeping_close_eye"
+IN_THE_SPOTLIGHT: Final = "in_the_spotlight"
+OPINION_MAKER: Final = "opinion_maker"
+TAKE_RESPONSIBILITY: Final = "take_responsibility"
+OVERHEARD_CONVERSATION: Final = "overheard_conversation"
+ESTABLISH_CONFIDENCE: Final = "establish_confidence"
+OPEN_UP: Final = "open_up"
 
 
 class PlotCard(NamedTuple):
@@ -128,12 +128,12 @@ PLAY_PHASE: dict[str, str] = {
     KEEPING_CLOSE_EYE: "mission",
     IN_THE_SPOTLIGHT: "mission",
 }
-MISSION_CARDS = (NO_CONFIDENCE, IN_THE_SPOTLIGHT, KEEPING_CLOSE_EYE)
-CHOICE_CARDS = (TAKE_RESPONSIBILITY, OVERHEARD_CONVERSATION, OPEN_UP)
+MISSION_CARDS: Final = (NO_CONFIDENCE, IN_THE_SPOTLIGHT, KEEPING_CLOSE_EYE)
+CHOICE_CARDS: Final = (TAKE_RESPONSIBILITY, OVERHEARD_CONVERSATION, OPEN_UP)
 # Cards whose use reveals information privately: their plays are never announced.
-SECRET_CARDS = (KEEPING_CLOSE_EYE, OVERHEARD_CONVERSATION, ESTABLISH_CONFIDENCE, OPEN_UP)
+SECRET_CARDS: Final = (KEEPING_CLOSE_EYE, OVERHEARD_CONVERSATION, ESTABLISH_CONFIDENCE, OPEN_UP)
 
-DECKS = ("auto", "full", "reduced")
+DECKS: Final = ("auto", "full", "reduced")
 
 
 def deck_for(players: int, kind: str) -> tuple[str, ...]:

@@ -9,11 +9,11 @@ vote counts it, and the end of the mission counts the fails and decides the game
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.events import Event, Kind, announce, changed, prompt, prompts, tell
 from gameflow.core.phases import enter, over
-from gameflow.core.result import Accepted, Rejected, reject
+from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.rng import rng_for
 from gameflow.core.state import Game, replace_at, update, with_rules
 from gameflow.core.text import N_, Msg, msg, nmsg
@@ -146,8 +146,8 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
 
 # Transitions pass the Resistance state along and build the new Game once, at
 # the end; `game.rules` may be older than `st` in between.
-_PHASE = Game._fields.index("phase")
-_ON_MISSION = {
+_PHASE: Final = Game._fields.index("phase")
+_ON_MISSION: Final = {
     m: msg(N_("The team goes on mission {mission}."), mission=m) for m in range(1, MISSIONS + 1)
 }
 
@@ -217,7 +217,7 @@ def start_proposal(
         events.extend(prompt(game.players[s], seq) for s in sorted(strong))
     events.extend(timers)
     events.append(changed(seq))
-    return Accepted(update(game, rules=st, phase=phase), tuple(events))
+    return accepted(update(game, rules=st, phase=phase), tuple(events))
 
 
 def end_phase(game: Game, now: float) -> Accepted[Game]:
@@ -267,7 +267,7 @@ def _end_proposal(game: Game, now: float) -> Accepted[Game]:
     events.extend(prompts(game.players, seq))
     events.extend(timers)
     events.append(changed(seq))
-    return Accepted(replace_at(game, _PHASE, phase), tuple(events))
+    return accepted(replace_at(game, _PHASE, phase), tuple(events))
 
 
 def _end_vote(game: Game, now: float) -> Accepted[Game]:
@@ -306,7 +306,7 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
     events.extend(prompts([players[s] for s in sorted(members)], seq))
     events.extend(timers)
     events.append(changed(seq))
-    return Accepted(update(game, rules=st, phase=phase), tuple(events))
+    return accepted(update(game, rules=st, phase=phase), tuple(events))
 
 
 def _rejected(game: Game, st: Resistance, now: float, events: list[Event]) -> Accepted[Game]:
@@ -399,7 +399,7 @@ def _game_over(
     events.append(announce(text, seq))
     events.append(announce(msg(N_("The spies were: {names}."), names=spies), seq))
     events.extend((Event(Kind.OVER, phase=seq), changed(seq)))
-    return Accepted(ended, tuple(events))
+    return accepted(ended, tuple(events))
 
 
 __all__ = ["SUCCESS", "config_for", "end_phase", "random_team", "start", "team_msg"]

@@ -9,9 +9,11 @@ drawn from `legal()` never offer what would be refused. Plot-card effects are in
 
 from __future__ import annotations
 
+from typing import Final
+
 from gameflow.core.events import announce, changed, tell
 from gameflow.core.legal import ActionSpec, Field, Value
-from gameflow.core.result import Accepted, Rejected, reject
+from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.state import Game, replace_at, update, with_rules
 from gameflow.core.text import N_, msg
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
@@ -33,15 +35,15 @@ from gameflow.games.resistance.texts import mission_card, vote_msg
 
 # Hot paths (a vote is most of a game's inputs) copy one field by index, and the
 # fixed texts and fields are built once: Msg and Field are immutable.
-_TEAM = Resistance._fields.index("team")
-_VOTES = Resistance._fields.index("votes")
-_CARDS = Resistance._fields.index("cards")
-_LOCKED = {v: msg(N_("Vote locked: {choice}."), choice=vote_msg(v)) for v in (True, False)}
-_PLAYED = {
+_TEAM: Final = Resistance._fields.index("team")
+_VOTES: Final = Resistance._fields.index("votes")
+_CARDS: Final = Resistance._fields.index("cards")
+_LOCKED: Final = {v: msg(N_("Vote locked: {choice}."), choice=vote_msg(v)) for v in (True, False)}
+_PLAYED: Final = {
     c: msg(N_("Mission card played: {card}."), card=mission_card(c)) for c in (SUCCESS, FAIL)
 }
-_APPROVE = (Field("approve", (True, False)),)
-_MISSION_CARD = {
+_APPROVE: Final = (Field("approve", (True, False)),)
+_MISSION_CARD: Final = {
     True: (Field("card", (SUCCESS, FAIL)),),  # a spy
     False: (Field("card", (SUCCESS,)),),
 }
@@ -86,7 +88,7 @@ def propose(game: Game, a: Propose, seat: int) -> Accepted[Game] | Rejected:
         leader=names[seat],
         names=tuple([names[s] for s in team]),
     )
-    return Accepted(new, (announce(text, seq), changed(seq)))
+    return accepted(new, (announce(text, seq), changed(seq)))
 
 
 def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
@@ -105,7 +107,7 @@ def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
     seq = game.phase.seq
     locked = tell(game.players[seat], _LOCKED[approve], seq)
     if not (makers and seat in makers and all(votes[s] is not None for s in makers)):
-        return Accepted(new, (locked, changed(seq)))
+        return accepted(new, (locked, changed(seq)))
     shown = tuple(
         msg(
             N_("{name}: {choice}"),
@@ -115,7 +117,7 @@ def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
         for s in makers
     )
     opinions = announce(msg(N_("The opinion makers have voted: {votes}."), votes=shown), seq)
-    return Accepted(new, (locked, opinions, changed(seq)))
+    return accepted(new, (locked, opinions, changed(seq)))
 
 
 def mission(game: Game, a: Mission, seat: int) -> Accepted[Game] | Rejected:
@@ -137,7 +139,7 @@ def mission(game: Game, a: Mission, seat: int) -> Accepted[Game] | Rejected:
     new = with_rules(game, replace_at(st, _CARDS, tuple(cards)))
     seq = game.phase.seq
     text = _PLAYED[a.card]
-    return Accepted(new, (tell(game.players[seat], text, seq, secret=True), changed(seq)))
+    return accepted(new, (tell(game.players[seat], text, seq, secret=True), changed(seq)))
 
 
 def pass_(game: Game, a: Pass, seat: int) -> Accepted[Game] | Rejected:
@@ -147,7 +149,7 @@ def pass_(game: Game, a: Pass, seat: int) -> Accepted[Game] | Rejected:
     if seat in st.passed:
         return reject("locked", N_("You have already passed."))
     new = with_rules(game, update(st, passed=(*st.passed, seat)))
-    return Accepted(new, (changed(game.phase.seq),))
+    return accepted(new, (changed(game.phase.seq),))
 
 
 def _mission_holder(st: Resistance, seat: int) -> bool:
@@ -192,7 +194,7 @@ def expected(game: Game) -> tuple[int, ...]:
     return ()
 
 
-_PHASES = (PROPOSAL, TEAM_VOTE, MISSION)  # the phases of a running game
+_PHASES: Final = (PROPOSAL, TEAM_VOTE, MISSION)  # the phases of a running game
 
 
 def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:

@@ -19,7 +19,7 @@ card was used, never on whom.
 from __future__ import annotations
 
 from gameflow.core.events import Event, announce, changed, prompt, tell
-from gameflow.core.result import Accepted, Rejected, reject
+from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.rng import rng_for
 from gameflow.core.state import Game, update, with_rules
 from gameflow.core.text import N_, msg
@@ -170,7 +170,7 @@ def deal_card(game: Game, card: str, to: int) -> Accepted[Game]:
     if not st.hand and not st.team:
         events.append(prompt(game.players[leader], seq))
     events.append(changed(seq))
-    return Accepted(with_rules(game, st), tuple(events))
+    return accepted(with_rules(game, st), tuple(events))
 
 
 # -- playing ---------------------------------------------------------------------
@@ -280,7 +280,7 @@ def apply_card(
             )
         )
     events.append(changed(seq))
-    return Accepted(with_rules(game, st), tuple(events))
+    return accepted(with_rules(game, st), tuple(events))
 
 
 def settle_proposal(game: Game) -> tuple[Game, list[Event]]:

@@ -8,23 +8,23 @@ the player it belongs to.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
-RESISTANCE = "resistance"
-SPIES = "spies"
-SPY = "spy"
+RESISTANCE: Final = "resistance"
+SPIES: Final = "spies"
+SPY: Final = "spy"
 
-PROPOSAL = "proposal"
-TEAM_VOTE = "team_vote"
-MISSION = "mission"
+PROPOSAL: Final = "proposal"
+TEAM_VOTE: Final = "team_vote"
+MISSION: Final = "mission"
 
-SUCCESS = "success"
-FAIL = "fail"
+SUCCESS: Final = "success"
+FAIL: Final = "fail"
 
-NOBODY = -1
-MISSIONS = 5
-WINS_NEEDED = 3
-MAX_REJECTIONS = 5
+NOBODY: Final = -1
+MISSIONS: Final = 5
+WINS_NEEDED: Final = 3
+MAX_REJECTIONS: Final = 5
 
 
 class Size(NamedTuple):

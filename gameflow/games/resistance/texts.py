@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from gameflow.core.text import N_, Msg, msg
 from gameflow.games.resistance.cards import CARDS
 from gameflow.games.resistance.state import FAIL, RESISTANCE, SPIES, SUCCESS
@@ -16,8 +18,8 @@ CARD_TEXT: dict[str, str] = {
     FAIL: N_("Fail"),
 }
 
-APPROVE = N_("approve")
-REJECT = N_("reject")
+APPROVE: Final = N_("approve")
+REJECT: Final = N_("reject")
 
 
 def team_of(spy: bool) -> str:
@@ -29,10 +31,10 @@ def team_msg(spy: bool) -> Msg:
 
 
 # Msg is immutable: the fixed words are built once, not on every vote.
-_CARD_NAMES = {card: msg(spec.name) for card, spec in CARDS.items()}
-_MISSION_CARDS = {card: msg(text) for card, text in CARD_TEXT.items()}
-_VOTES = {True: msg(APPROVE), False: msg(REJECT)}
-NO_ONE = msg(N_("no one"))
+_CARD_NAMES: Final = {card: msg(spec.name) for card, spec in CARDS.items()}
+_MISSION_CARDS: Final = {card: msg(text) for card, text in CARD_TEXT.items()}
+_VOTES: Final = {True: msg(APPROVE), False: msg(REJECT)}
+NO_ONE: Final = msg(N_("no one"))
 
 
 def card_name(card: str) -> Msg:

@@ -7,7 +7,7 @@ project's own rules page with every [decision] this module takes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.actions import Action
 from gameflow.core.legal import ActionSpec
@@ -119,6 +119,6 @@ class StationRules:
         return None
 
 
-STATION = StationRules()
+STATION: Final = StationRules()
 
 __all__ = ["STATION", "Choose", "StationRules", "StepError", "Vote"]

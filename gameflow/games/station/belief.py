@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from functools import cache
 from itertools import combinations, compress
 from math import prod
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from gameflow.core.state import Game
 from gameflow.games.station.flow import infiltrator_count
@@ -35,8 +35,8 @@ from gameflow.games.station.state import (
     Station,
 )
 
-EPS = 1e-4  # "impossible" evidence still leaves a trace, so no set ever vanishes
-FINAL_HOLD = 0.02  # infiltrators all but never hold back when a failure ends the game
+EPS: Final = 1e-4  # "impossible" evidence still leaves a trace, so no set ever vanishes
+FINAL_HOLD: Final = 0.02  # infiltrators all but never hold back when a failure ends the game
 
 
 class Talk(NamedTuple):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from gameflow.core.rng import rng_for
 from gameflow.core.state import Game
@@ -55,7 +55,7 @@ class Policy(NamedTuple):
     vote_at: float = 0.5  # a loyal votes someone out from this suspicion on
 
 
-DEFAULT = Policy()
+DEFAULT: Policy = Policy()
 
 
 class Slot(NamedTuple):
@@ -233,7 +233,7 @@ def _exact(slots: list[Slot], team: list[int], sets: list[tuple[int, float]], ma
     return good / (total or 1.0)
 
 
-PACE = (0.75, 0.6, 0.45)  # the outlook's guess at how often a 1-, 2-, 3-part plan succeeds
+PACE: Final = (0.75, 0.6, 0.45)  # the outlook's guess at how often a 1-, 2-, 3-part plan succeeds
 
 
 @cache
@@ -257,7 +257,7 @@ def outlook(parts: int, damage: int, left: int, target: int, limit: int, gain: i
     )
 
 
-EXACT_SETS = 500  # up to this many infiltrator sets, teams are judged on the sets themselves
+EXACT_SETS: Final = 500  # up to this many infiltrator sets, teams are judged on the sets themselves
 
 
 def allocate(game: Game, t: Talk, b: Belief, policy: Policy = DEFAULT) -> Allocation:

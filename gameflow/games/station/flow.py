@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.events import Event, Kind, announce, prompt, tell
 from gameflow.core.phases import enter, over
@@ -41,7 +41,7 @@ from gameflow.games.station.state import (
 from gameflow.games.station.texts import JOB_NAMES, MISSIONS, PROFESSIONS
 
 # players: (rounds, target, damage limit, death cap)
-BRACKETS = ((7, (6, 8, 4, 1)), (11, (7, 9, 5, 2)), (15, (8, 10, 6, 3)))
+BRACKETS: Final = ((7, (6, 8, 4, 1)), (11, (7, 9, 5, 2)), (15, (8, 10, 6, 3)))
 
 
 def infiltrator_count(players: int) -> int:

@@ -8,6 +8,8 @@ drawn from `legal()` can never offer what would be refused.
 
 from __future__ import annotations
 
+from typing import Final
+
 from gameflow.core.events import Event, Kind
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.result import Accepted, Rejected, reject
@@ -98,17 +100,17 @@ def choose(game: Game, a: Choose, seat: int) -> Accepted[Game] | Rejected:
 
 
 # Hot-path constants: field positions for `replace_at`, and the fixed texts.
-_RULES = Game._fields.index("rules")
-_CHOICES = Station._fields.index("choices")
-_VOTES = Station._fields.index("votes")
-_JOB_MSGS = {job: Msg(name) for job, name in JOB_NAMES.items()}
-_NO_PARTNER = Msg(N_("no partner"))
-_SECRET_MSGS = {
+_RULES: Final = Game._fields.index("rules")
+_CHOICES: Final = Station._fields.index("choices")
+_VOTES: Final = Station._fields.index("votes")
+_JOB_MSGS: Final = {job: Msg(name) for job, name in JOB_NAMES.items()}
+_NO_PARTNER: Final = Msg(N_("no partner"))
+_SECRET_MSGS: Final = {
     (True, False): Msg(N_("sabotage")),
     (False, True): Msg(N_("trap")),
     (False, False): Msg(N_("none")),
 }
-_NOBODY = Msg(N_("Nobody"))
+_NOBODY: Final = Msg(N_("Nobody"))
 
 
 def _locked_text(game: Game, c: Choice) -> Msg:

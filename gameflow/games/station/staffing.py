@@ -13,7 +13,7 @@ bots win about half of the games as loyal crew at every table size.
 from __future__ import annotations
 
 import random
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from gameflow.games.station.state import Plan
 
@@ -55,9 +55,9 @@ SCALE: dict[int, float] = {
 # the counts are revealed, so this trades plan size for information.
 GUARD_SCALE: dict[int, float] = {7: 3.0}
 
-MIN_PLACES = 1  # outside + radio, at least (small tables may draw a one-place plan)
-MIN_RADIO = 0  # a plan may need nobody on the radio
-NOISE = 0.7  # each count is drawn around its mean, ± this much before rounding
+MIN_PLACES: Final = 1  # outside + radio, at least (small tables may draw a one-place plan)
+MIN_RADIO: Final = 0  # a plan may need nobody on the radio
+NOISE: Final = 0.7  # each count is drawn around its mean, ± this much before rounding
 
 
 def scale_for(players: int, scale: dict[int, float] | None = None) -> float:

@@ -6,25 +6,25 @@ comparisons are cheap and a record can never name someone outside the game.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
-OUTSIDE = "outside"
-RADIO = "radio"
-GUARD = "guard"
-JOBS = (OUTSIDE, RADIO, GUARD)
-WORKER_JOBS = (OUTSIDE, RADIO)
+OUTSIDE: Final = "outside"
+RADIO: Final = "radio"
+GUARD: Final = "guard"
+JOBS: Final = (OUTSIDE, RADIO, GUARD)
+WORKER_JOBS: Final = (OUTSIDE, RADIO)
 
-SABOTAGE = "sabotage"
-TRAP = "trap"
+SABOTAGE: Final = "sabotage"
+TRAP: Final = "trap"
 
-LOYAL = "loyal"
-INFILTRATORS = "infiltrators"
+LOYAL: Final = "loyal"
+INFILTRATORS: Final = "infiltrators"
 
-NOBODY = -1  # a vote for "Ingen", or no partner
+NOBODY: Final = -1  # a vote for "Ingen", or no partner
 
-MISSION = "mission"
-DISCUSSION = "discussion"
-VOTE = "vote"
+MISSION: Final = "mission"
+DISCUSSION: Final = "discussion"
+VOTE: Final = "vote"
 
 
 class Plan(NamedTuple):

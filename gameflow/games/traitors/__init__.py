@@ -9,7 +9,7 @@ master is the game's host: their controls are game actions listed in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.actions import Action
 from gameflow.core.legal import ActionSpec
@@ -224,6 +224,6 @@ class TraitorsRules:
         return None
 
 
-TRAITORS = TraitorsRules()
+TRAITORS: Final = TraitorsRules()
 
 __all__ = ["TRAITORS", "StepError", "TraitorsRules", "chat_with", "gm_view", "relay"]

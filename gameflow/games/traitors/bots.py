@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, new_game
@@ -48,9 +48,9 @@ from gameflow.games.traitors.actions import (
 )
 from gameflow.games.traitors.state import TRAITOR, TRAITORS, Traitors
 
-EPOCH = 1_700_000_000.0
-HOST = "host"
-MAX_STEPS = 20_000  # a game is a few hundred inputs; this only stops a runaway loop
+EPOCH: Final = 1_700_000_000.0
+HOST: Final = "host"
+MAX_STEPS: Final = 20_000  # a game is a few hundred inputs; this only stops a runaway loop
 
 
 class Outcome(NamedTuple):

@@ -9,13 +9,15 @@ state and is not logged, so it can never move the game on.
 
 from __future__ import annotations
 
+from typing import Final
+
 from gameflow.core.events import Event, tell
 from gameflow.core.result import Rejected, reject
 from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
 from gameflow.games.traitors.state import ANSWER, MAX_TEXT, NIGHT, TRAITOR, Traitors
 
-MAX_CHAT = 4 * MAX_TEXT
+MAX_CHAT: Final = 4 * MAX_TEXT
 
 
 def peers(game: Game, player: str) -> list[str]:

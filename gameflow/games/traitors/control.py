@@ -9,6 +9,8 @@ from the next night vote. `final` brings the final round table forward to today
 
 from __future__ import annotations
 
+from typing import Final
+
 from gameflow.core.actions import Action
 from gameflow.core.events import Event, Kind, announce, tell, to_host
 from gameflow.core.legal import ActionSpec, Field, Value
@@ -27,7 +29,7 @@ from gameflow.games.traitors.actions import (
 )
 from gameflow.games.traitors.state import MISSION, NIGHT, REVOTE, ROUNDTABLE, SHIELD_ROOM, Traitors
 
-BEFORE_NIGHT_ENDS = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT)
+BEFORE_NIGHT_ENDS: Final = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT)
 
 
 def _night_ahead(game: Game, st: Traitors) -> bool:

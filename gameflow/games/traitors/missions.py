@@ -22,6 +22,8 @@ pot never goes below zero.
 
 from __future__ import annotations
 
+from typing import Final
+
 from gameflow.core.events import Event, announce, prompt, tell
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rng import rng_for
@@ -30,14 +32,14 @@ from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.traitors.actions import Reply, Score
 from gameflow.games.traitors.state import MISSION, TRAITOR, Mission, Traitors, put
 
-RELAY_GAIN = 10
-RELAY_LOSS = 10
-CHEST_GAIN = 10
-CHEST_LOSS = 10
-CHESTS = (1, 2, 3)
-MAX_SILVER = 10_000
+RELAY_GAIN: Final = 10
+RELAY_LOSS: Final = 10
+CHEST_GAIN: Final = 10
+CHEST_LOSS: Final = 10
+CHESTS: Final = (1, 2, 3)
+MAX_SILVER: Final = 10_000
 
-TITLES = {
+TITLES: Final = {
     "host": N_("Today's mission is played in real life; the game master scores it."),
     "relay": N_(
         "Mission: the silver relay. Hand your bag of silver to another player. "

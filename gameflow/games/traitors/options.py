@@ -16,7 +16,7 @@ few minutes for a one-evening game.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.clock import Zone, local_day
 from gameflow.core.clock import at as clock_at
@@ -33,9 +33,9 @@ from gameflow.games.traitors.state import (
     Traitors,
 )
 
-MISSION_KINDS = ("host", "builtin", "relay", "chests")
-PACINGS = ("campaign", "fast")
-DAY = 24 * 3600.0
+MISSION_KINDS: Final = ("host", "builtin", "relay", "chests")
+PACINGS: Final = ("campaign", "fast")
+DAY: Final = 24 * 3600.0
 
 DEFAULTS: dict[str, Any] = {
     "pacing": "campaign",
@@ -69,8 +69,8 @@ DEFAULTS: dict[str, Any] = {
     "auto_advance": True,
 }
 
-MIN_PHASE = 300.0  # a calendar-anchored phase never gets less than this
-MAX_SKIP = 400  # days a pause may skip: bounds the search (a campaign lasts weeks)
+MIN_PHASE: Final = 300.0  # a calendar-anchored phase never gets less than this
+MAX_SKIP: Final = 400  # days a pause may skip: bounds the search (a campaign lasts weeks)
 
 
 def traitor_count(players: int) -> int:

@@ -17,6 +17,7 @@ doubles exactly one vote, of the holder's choosing.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Final
 
 from gameflow.core.events import Event, Kind, announce, prompt, tell
 from gameflow.core.phases import enter
@@ -43,7 +44,7 @@ from gameflow.games.traitors.state import (
     put,
 )
 
-ROLE_NAMES = {"loyal": N_("a loyal player"), "traitor": N_("a traitor")}
+ROLE_NAMES: Final = {"loyal": N_("a loyal player"), "traitor": N_("a traitor")}
 
 
 def final_day(game: Game, st: Traitors) -> bool:

@@ -9,39 +9,39 @@ viewer what may be seen.
 
 from __future__ import annotations
 
-from typing import NamedTuple, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
-LOYAL = "loyal"
-TRAITOR = "traitor"
-TRAITORS = "traitors"  # the team name in results
+LOYAL: Final = "loyal"
+TRAITOR: Final = "traitor"
+TRAITORS: Final = "traitors"  # the team name in results
 
-NOBODY = -1
+NOBODY: Final = -1
 
 # phases
-MISSION = "mission"
-SHIELD_ROOM = "shield_room"
-ROUNDTABLE = "roundtable"
-REVOTE = "revote"
-NIGHT = "night"
-ANSWER = "answer"
-END_VOTE = "end_vote"
-PHASES = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT, ANSWER, END_VOTE)
+MISSION: Final = "mission"
+SHIELD_ROOM: Final = "shield_room"
+ROUNDTABLE: Final = "roundtable"
+REVOTE: Final = "revote"
+NIGHT: Final = "night"
+ANSWER: Final = "answer"
+END_VOTE: Final = "end_vote"
+PHASES: Final = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT, ANSWER, END_VOTE)
 
 # player status
-ACTIVE = "active"
-MURDERED = "murdered"
-BANISHED = "banished"
+ACTIVE: Final = "active"
+MURDERED: Final = "murdered"
+BANISHED: Final = "banished"
 
 # night action kinds
-MURDER = "murder"
-TEMPT = "tempt"
-FORCE = "force"
+MURDER: Final = "murder"
+TEMPT: Final = "tempt"
+FORCE: Final = "force"
 
 # vote kinds at the round table
-OPEN = "open"  # every active player votes, candidates: everyone not excluded
-TIE = "tie"  # a re-vote among the tied, who do not vote themselves
+OPEN: Final = "open"  # every active player votes, candidates: everyone not excluded
+TIE: Final = "tie"  # a re-vote among the tied, who do not vote themselves
 
-MAX_TEXT = 140  # a one-line reason or plea
+MAX_TEXT: Final = 140  # a one-line reason or plea
 
 
 class Config(NamedTuple):

@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
@@ -34,7 +34,7 @@ from gameflow.games.traitors.state import (
     Traitors,
 )
 
-SECRET_PHASES = (NIGHT, ANSWER)
+SECRET_PHASES: Final = (NIGHT, ANSWER)
 
 
 def _id(game: Game, seat: int) -> str | None:
