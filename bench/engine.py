@@ -11,6 +11,9 @@ its time. Then replay the recorded streams through `gameflow.core.engine.apply`
 R times and keep the best run (the least disturbed by the rest of the machine).
 Only the replay is timed: that is the cost of the core itself.
 
+`--compiled` measures the core as the production image runs it, compiled by
+mypyc (built once per version of the sources, see bench/compiled.py).
+
 Resistance is measured twice, for the base game (plot cards off, as
 aigamedev/resistance plays it) and with plot cards (the default for 5-10
 players): the replay of recorded games (the core alone), and whole games played
@@ -33,6 +36,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import bench.compiled as compiled
+
+if compiled.site():  # --compiled: the core as the production image runs it
+    sys.path.insert(0, str(compiled.site()))
 
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, new_game
@@ -184,12 +191,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--aigamedev", help="a checkout of aigamedev/resistance to time too")
+    parser.add_argument(
+        "--compiled", action="store_true", help="measure the core compiled by mypyc (setup.py)"
+    )
     args = parser.parse_args()
+    if args.compiled and not compiled.site():
+        compiled.use([a for a in sys.argv if a != "--compiled"])
     games = [record_game(seed) for seed in range(args.games)]
     total = sum(len(s) for _, s in games)
     best = best_of(args.repeat, games)
     per_game_ms = best / args.games * 1000
-    print(f"python {platform.python_version()} on {platform.machine()}")
+    print(f"python {platform.python_version()} on {platform.machine()}, core {compiled.describe()}")
     print(f"games: {args.games} x 15 players, {total} actions ({total / args.games:.0f} per game)")
     print(f"actions applied per second: {total / best:,.0f}")
     print(f"15-player games replayed per second: {args.games / best:,.1f}")

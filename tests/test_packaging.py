@@ -1,18 +1,21 @@
 """The package as deploy/Dockerfile installs it: built as a wheel from the four
-package folders, installed somewhere else, and run from there.
+package folders with the game core compiled by mypyc (`MULDVARP_COMPILE=1`),
+installed somewhere else, and run from there.
 
 The Docker image can't be built on the test machine (no container engine, and
 its base image comes from a registry we don't reach), so this checks the part
 of the image that is ours: the wheel must carry every file the product reads at
 run time (the .po catalogs, the TV page's templates and static files, the hero
-cards), and the installed `muldvarp` must play a game and serve its ASGI app
-(`/healthz`, `/metrics`, the TV page's static files) with nothing from the
-checkout on its path. The dependencies come from the test environment.
+cards) and the compiled core; the core's whole test suite must pass against
+the compiled modules; and the installed `muldvarp` must play a game and serve
+its ASGI app (`/healthz`, `/metrics`, the TV page's static files) with nothing
+from the checkout on its path. The dependencies come from the test environment.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -47,9 +50,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(src)],
         check=True,
         cwd=work,
+        env={**os.environ, "MULDVARP_COMPILE": "1"},
     )
     (wheel,) = wheels.glob("muldvarp-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
+    ext = f".cpython-{sys.version_info.major}{sys.version_info.minor}-"
+    for module in COMPILED:
+        assert any(n.startswith(f"{module}{ext}") for n in names), module
     for lang in ("nb", "sr", "en"):
         for domain in (
             "core",
@@ -69,6 +76,46 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     site = work / "site"
     subprocess.run([*pip, "install", "--no-deps", "--target", str(site), str(wheel)], check=True)
     return site
+
+
+# The core's hot modules, which the compiled build must carry as extensions.
+COMPILED = [
+    "gameflow/core/engine",
+    "gameflow/core/events",
+    "gameflow/core/state",
+    "gameflow/core/codec",
+    *(f"gameflow/games/{g}/{m}" for g in ("station", "resistance", "traitors") for m in ("inputs", "flow", "views")),
+]  # fmt: skip
+
+
+def test_the_tests_pass_against_the_compiled_core(installed: Path, tmp_path: Path) -> None:
+    """mypyc checks types at run time where Python does not: the tests of the
+    core, the three games, the stores and every adapter run again on the
+    compiled modules (all but these packaging tests and the long scale test,
+    whose workers run from the checkout)."""
+    env = _env(installed, CI=os.environ.get("CI", ""))
+    env["PYTHONPATH"] = f"{installed}{os.pathsep}{ROOT}"  # gameflow from the wheel, tests from here
+    env.pop("PYTHONSAFEPATH")
+    env.pop("REDIS_URL", None)
+    if "REDIS_URL" in os.environ:
+        env["REDIS_URL"] = os.environ["REDIS_URL"]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-m", "not deploy",
+         "--deselect", "tests/test_scale.py",
+         "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT), str(ROOT / "tests")],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "gameflow: compiled (mypyc)" in run.stdout, run.stdout[:2000]
+    passed = re.search(r"(\d+) passed", run.stdout)
+    assert passed is not None and int(passed.group(1)) > 500, run.stdout[-2000:]
+    assert " failed" not in run.stdout
+    if os.environ.get("CI"):  # services missing make tests fail there, never skip
+        assert " skipped" not in run.stdout, run.stdout[-2000:]
 
 
 def _env(site: Path, **extra: str) -> dict[str, str]:
