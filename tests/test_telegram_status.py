@@ -9,9 +9,10 @@ import pytest
 
 from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.notifier import OPEN_ATTR, parse_open
-from tests.fake_telegram import FakeBotApi, Harness, serving
-from tests.store_helpers import FakeClock, run
-from tests.test_telegram import GROUP, HOST, choose, current, editor_of, lobby
+from adapters.telegram.resume import resume_prompts
+from tests.fake_telegram import FakeBotApi, Harness, Users, buttons, serving
+from tests.store_helpers import T0, FakeClock, run
+from tests.test_telegram import GROUP, HOST, PEOPLE, choose, current, editor_of, lobby
 
 pytestmark = pytest.mark.telegram
 
@@ -81,6 +82,59 @@ def test_the_command_menu_is_set_in_every_language(tmp_path: Path) -> None:
             assert api.menus[""] == api.menus["nb"]  # the bot's default language
             names = {c["command"] for c in api.menus["sr"]}
             assert {"status", "join", "new", "startgame", "end"} <= names
+        await store.close()
+
+    run(go())
+
+
+def test_prompts_a_crash_lost_are_sent_again_after_the_restart(tmp_path: Path) -> None:
+    async def go() -> None:
+        clock = FakeClock()
+        store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
+        users = Users()
+        async with serving(FakeBotApi()) as api:
+            async with Harness(api, store, clock, users) as a:
+                _, game_id = await lobby(a)
+                await a.command(HOST, "Hana", "/startgame", chat_id=GROUP)
+                picks = {"Choose your job:": "radio", "Secret action:": "No secret action"}
+                for uid in PEOPLE:
+                    await choose(a, uid, picks)
+                assert (await a.service.load(game_id)).phase.name == "discussion"
+                # The host moves on to the vote: its prompts are queued, and the
+                # worker dies before sending them (its queue goes with it).
+                await a.tg.outbound.stop(drain=False)
+                advance = users.command(HOST, "Hana", "/advance", chat_id=GROUP)
+                assert await a.post(advance) == 200
+            game = await store.load(game_id)
+            assert game is not None and game.phase.name == "vote"
+            assert all(api.last_with_buttons(uid) is None for uid in PEOPLE)
+
+            clock.tick(60)
+            async with Harness(api, store, clock, users) as b:
+                # phases that began after this worker started are its own
+                early = await resume_prompts(b.service, b.tg.notifier, since=T0 - 1, grace=0)
+                assert early == 0
+                sent = await resume_prompts(b.service, b.tg.notifier, since=clock.now, grace=0)
+                assert sent == len(PEOPLE)
+                await b.tg.outbound.join()
+                seq = f"|{game.phase.seq}|"
+                for uid in PEOPLE:
+                    message = api.last_with_buttons(uid)
+                    assert message is not None and seq in buttons(message)[0][1], uid
+                # once up (and recorded), nothing is sent twice
+                assert await b.tg.notifier.resume(await b.service.load(game_id)) == 0
+                again = await resume_prompts(b.service, b.tg.notifier, since=clock.now, grace=0)
+                assert again == 0
+                # and the resent prompts work: everyone votes, the round ends
+                for uid in PEOPLE:
+                    message = api.last_with_buttons(uid)
+                    assert message is not None
+                    data = next(
+                        d for t, d in buttons(message) if t == ("Bo" if uid == 11 else "Ana")
+                    )
+                    assert await b.press(uid, PEOPLE[uid], message, data) is None
+                after = await b.service.load(game_id)
+                assert after.phase.round == 2
         await store.close()
 
     run(go())

@@ -12,6 +12,7 @@ in presses.py.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
@@ -33,6 +34,7 @@ from adapters.telegram.keyboards import game_specs, prompt_keyboard, prompt_text
 from adapters.telegram.notifier import Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound, Priority
 from adapters.telegram.presses import Presses
+from adapters.telegram.resume import RESUME_GRACE
 from bots.service import GameNotFound, GameService, Outcome
 from gameflow.core import actions as A
 from gameflow.core.engine import LANGUAGES, legal
@@ -124,6 +126,9 @@ class Telegram(Presses):
     # join code -> game, as last looked up (a code names its game while the
     # game lives; a join that fails through a cached code looks it up again)
     codes: Recent[str, str] = field(default_factory=Recent)
+    # the prompts a previous run lost, sent again after a start (resume.py)
+    resume_grace: float = RESUME_GRACE
+    resuming: asyncio.Task[int] | None = None
 
     # -- helpers ------------------------------------------------------------------
 

@@ -415,6 +415,27 @@ class TelegramNotifier:
         self.prompt(game, player, seq)
         return True
 
+    async def resume(self, game: Game) -> int:
+        """After a restart: send again each current prompt that never arrived
+        (the process that queued it died first), to every Telegram player who
+        still owes an answer and has no prompt of this phase up; returns how
+        many. Prompts this process has queued are left to it."""
+        seq = game.phase.seq
+        if not game.running:
+            return 0
+        entries = parse_open(await self.store.get_attr(game.id, OPEN_ATTR))
+        sent = 0
+        for player in game.players:
+            up = entries.get(player)
+            if chat_of(player) is None or (up is not None and up[0] == seq):
+                continue
+            if self.pending.get((game.id, player, seq)) is not None:
+                continue
+            if any(s.phase == seq for s in game_specs(legal(game, player))):
+                self.prompt(game, player, seq)
+                sent += 1
+        return sent
+
     def _drop_pending(self, key: tuple[str, str, int], slot: Prompt) -> None:
         if self.pending.get(key) is slot:
             self.pending.pop(key)

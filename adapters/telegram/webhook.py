@@ -20,6 +20,8 @@ server, or the tests' fake, e.g. http://127.0.0.1:8081/bot).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hmac
 import json
 import logging
@@ -38,6 +40,7 @@ from telegram.ext import Application, ApplicationBuilder
 from adapters.telegram.handlers import Telegram, TvLink, add_handlers, register_menu
 from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.outbound import Outbound
+from adapters.telegram.resume import resume_prompts
 from bots.service import GameService
 
 log = logging.getLogger(__name__)
@@ -85,13 +88,28 @@ async def start(
     await application.start()
     await tg.outbound.start()
     await register_menu(application.bot, tg.default_lang)
+    start_resuming(tg)
     if webhook_url:
         await application.bot.set_webhook(
             webhook_url, secret_token=secret, allowed_updates=list(ALLOWED_UPDATES)
         )
 
 
+def start_resuming(tg: Telegram) -> None:
+    """In the background: the prompts a previous run lost, sent again (resume.py)."""
+    since = tg.service.clock()
+    tg.resuming = asyncio.create_task(
+        resume_prompts(tg.service, tg.notifier, since=since, grace=tg.resume_grace),
+        name="telegram-resume",
+    )
+
+
 async def stop(application: App, tg: Telegram) -> None:
+    if tg.resuming is not None:
+        tg.resuming.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await tg.resuming
+        tg.resuming = None
     await tg.outbound.stop(drain=True)
     await application.stop()
     await application.shutdown()
@@ -199,6 +217,7 @@ async def start_polling(application: App, tg: Telegram) -> None:
     await application.initialize()
     await tg.outbound.start()
     await register_menu(application.bot, tg.default_lang)
+    start_resuming(tg)
     assert application.updater is not None, "build(..., polling=True) makes an updater"
     await application.updater.start_polling(
         allowed_updates=list(ALLOWED_UPDATES), poll_interval=0.05
@@ -221,6 +240,7 @@ def run_polling(
     async def post_init(app: App) -> None:
         await tg.outbound.start()
         await register_menu(app.bot, tg.default_lang)
+        start_resuming(tg)
 
     async def post_shutdown(app: App) -> None:
         await tg.outbound.stop(drain=True)
