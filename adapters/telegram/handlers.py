@@ -145,6 +145,18 @@ class Telegram(Presses):
         except GameNotFound:
             return None
 
+    async def sender_game(self, update: Update) -> tuple[Chat, Game, str] | None:
+        """The chat, the game the sender is in and their identity in it; None
+        (having told them they are in no game) when there is none."""
+        user, chat = update.effective_user, update.effective_chat
+        if user is None or chat is None:
+            return None
+        found = await self.whose(user)
+        if found is None:
+            self.reply(chat, render(NO_GAME, user_lang(user, self.default_lang)))
+            return None
+        return chat, found[0], found[1]
+
     # -- commands -------------------------------------------------------------------
 
     async def new(self, update: Update, context: Context) -> None:
@@ -253,15 +265,11 @@ class Telegram(Presses):
         self, update: Update, context: Context, make: Callable[[str, Game], A.Action | Msg]
     ) -> None:
         """A host command: the game the user hosts, one action, its refusal or an ack."""
-        user, chat = update.effective_user, update.effective_chat
-        if user is None or chat is None:
-            return
-        found = await self.whose(user)
+        found = await self.sender_game(update)
         if found is None:
-            self.reply(chat, render(NO_GAME, user_lang(user, self.default_lang)))
             return
-        game, _ = found
-        action = make(identity(user.id), game)
+        chat, game, me = found
+        action = make(me, game)
         if isinstance(action, Msg):
             self.reply(chat, render(action, game.lang))
             return
@@ -322,14 +330,10 @@ class Telegram(Presses):
         """`/status`: the player's current question again, as a fresh prompt in
         their private chat (its earlier copy loses its keyboard), like STATUS
         by SMS: for a lost or scrolled-away prompt, or one a restart lost."""
-        user, chat = update.effective_user, update.effective_chat
-        if user is None or chat is None:
-            return
-        found = await self.whose(user)
+        found = await self.sender_game(update)
         if found is None:
-            self.reply(chat, render(NO_GAME, user_lang(user, self.default_lang)))
             return
-        game, player = found
+        chat, game, player = found
         if chat.type != Chat.PRIVATE:  # questions are private: never in a group
             self.reply(chat, render(PRIVATELY, game.lang))
             return
@@ -365,14 +369,10 @@ class Telegram(Presses):
     async def gm(self, update: Update, context: Context) -> None:
         """The game master's own actions now (Traitors' scoring, recruiting...),
         as a keyboard drawn from the host's legal actions."""
-        user, chat = update.effective_user, update.effective_chat
-        if user is None or chat is None:
-            return
-        found = await self.whose(user)
+        found = await self.sender_game(update)
         if found is None:
-            self.reply(chat, render(NO_GAME, user_lang(user, self.default_lang)))
             return
-        game, me = found[0], identity(user.id)
+        chat, game, me = found
         if me != game.host:
             self.reply(chat, render(N_("Only the host can do that."), game.lang))
             return
@@ -382,7 +382,7 @@ class Telegram(Presses):
             return
         text = prompt_text(game, specs, game.lang)
         markup = prompt_keyboard(game, -1, specs, game.lang)
-        self.notifier.say(user.id, text, protect=True, priority=Priority.PROMPT, markup=markup)
+        self.notifier.private(me, text, protect=True, priority=Priority.PROMPT, markup=markup)
 
     async def error(self, update: object, context: Context) -> None:
         """PTB's error handler: remember the update so the webhook can answer 500
