@@ -9,11 +9,12 @@ Telegram, SMS, the host's controls and the scheduler's deadlines all end up in
    idempotency key (Telegram `update_id`, Twilio `MessageSid`, a deadline's
    `game:phase`) was applied already: then it is answered as a duplicate;
 3. an acceptance is committed in one atomic store step (append the log entry,
-   save the snapshot, remember the key) only if the version is still the one
-   loaded (and the key is new: else it is a duplicate); if another worker got
-   there first, start again from its state;
-4. then the directories are brought up to date and the events go to the
-   notifier ports (Telegram, SMS, the TV page, the scheduler).
+   save the snapshot, remember the key; for a join, bind the player's identity
+   to the game) only if the version is still the one loaded (and the key is
+   new: else it is a duplicate); if another worker got there first, start
+   again from its state;
+4. then the rest of the directories are brought up to date and the events go
+   to the notifier ports (Telegram, SMS, the TV page, the scheduler).
 
 Within one process a game's inputs take turns (a lock per game), so the
 notifiers see one game's transitions in version order and local inputs don't
