@@ -159,6 +159,13 @@ def forget(entries: Open, player: str, seq: int, message_id: int | None = None) 
     return True
 
 
+def owes(game: Game, player: str) -> bool:
+    """Does `player` owe an answer in the game's current phase (a question
+    `legal()` offers them now)? Never for the dead, banished or sitting out."""
+    seq = game.phase.seq
+    return game.running and any(s.phase == seq for s in game_specs(legal(game, player)))
+
+
 class TelegramNotifier:
     def __init__(
         self,
@@ -402,9 +409,9 @@ class TelegramNotifier:
         their chat (a lost message, a restart that lost what was queued, a
         scrolled-away keyboard); the earlier prompt of this phase loses its
         keyboard, so only one is up. False when they have nothing to answer."""
-        seq = game.phase.seq
-        if not game.running or not any(s.phase == seq for s in game_specs(legal(game, player))):
+        if not owes(game, player):
             return False
+        seq = game.phase.seq
         slot = self.pending.pop((game.id, player, seq))
         if slot is not None:  # queued here: closed after it is sent, in the chat's order
             self.close_markup(game.id, player, seq, slot)
@@ -431,7 +438,7 @@ class TelegramNotifier:
                 continue
             if self.pending.get((game.id, player, seq)) is not None:
                 continue
-            if any(s.phase == seq for s in game_specs(legal(game, player))):
+            if owes(game, player):
                 self.prompt(game, player, seq)
                 sent += 1
         return sent
@@ -475,9 +482,7 @@ class TelegramNotifier:
 
     def remind_one(self, game: Game, player: str, seq: int) -> bool:
         """Remind `player` if phase `seq` is current and they still owe an input."""
-        if game.phase.seq != seq or not game.running:
-            return False
-        if not any(s.phase == seq for s in game_specs(legal(game, player))):
+        if game.phase.seq != seq or not owes(game, player):
             return False
         text = render(REMINDER, game.lang)
         deadline = game.phase.deadline or game.phase.started
