@@ -63,6 +63,20 @@ async def redis_stores(n: int) -> AsyncIterator[list[RedisStore]]:
         await drop_prefix(url, prefix)
 
 
+@contextlib.asynccontextmanager
+async def two_workers() -> AsyncIterator[tuple[Harness, Harness]]:
+    """Two workers of the bot on one Redis (their own store clients), one fake
+    Bot API, one clock and one set of users (update ids never collide)."""
+    clock, users = FakeClock(), Users()
+    async with (
+        redis_stores(2) as (one, two),
+        serving(FakeBotApi()) as api,
+        Harness(api, one, clock, users) as a,
+        Harness(api, two, clock, users) as b,
+    ):
+        yield a, b
+
+
 def test_a_draft_survives_a_restart(tmp_path: Path) -> None:
     async def go() -> None:
         clock = FakeClock()
@@ -109,14 +123,8 @@ def test_a_draft_survives_a_restart(tmp_path: Path) -> None:
 
 def test_two_workers_share_drafts_and_close_each_others_prompts() -> None:
     async def go() -> None:
-        clock = FakeClock()
-        users = Users()
-        async with (
-            redis_stores(2) as (one, two),
-            serving(FakeBotApi()) as api,
-            Harness(api, one, clock, users) as a,
-            Harness(api, two, clock, users) as b,
-        ):
+        async with two_workers() as (a, b):
+            api, clock, one, two = a.api, a.clock, a.store, b.store
             _, game_id = await lobby(a)
             await a.command(HOST, "Hana", "/startgame", chat_id=GROUP)  # a sends the prompts
             mid = editor_of(a, 12)["message_id"]
@@ -171,14 +179,8 @@ async def resistance_leader(a: Harness, b: Harness) -> tuple[str, int, int]:
 
 def test_two_quick_taps_on_two_workers_are_both_taken_and_a_redelivery_once() -> None:
     async def go() -> None:
-        clock = FakeClock()
-        users = Users()
-        async with (
-            redis_stores(2) as (one, two),
-            serving(FakeBotApi()) as api,
-            Harness(api, one, clock, users) as a,
-            Harness(api, two, clock, users) as b,
-        ):
+        async with two_workers() as (a, b):
+            api, users, one, two = a.api, a.users, a.store, b.store
             game_id, leader, mid = await resistance_leader(a, b)
             game = await a.service.load(game_id)
             seq = game.phase.seq
@@ -232,14 +234,8 @@ def test_a_prompt_whose_phase_closed_in_another_worker_gets_no_keyboard() -> Non
     its own keyboard away: nobody is left with buttons of a closed question."""
 
     async def go() -> None:
-        clock = FakeClock()
-        users = Users()
-        async with (
-            redis_stores(2) as (one, two),
-            serving(FakeBotApi()) as api,
-            Harness(api, one, clock, users) as a,
-            Harness(api, two, clock, users) as b,
-        ):
+        async with two_workers() as (a, b):
+            api, clock, users, one = a.api, a.clock, a.users, a.store
             _, game_id = await lobby(a)
             await a.tg.outbound.stop()  # a is slow: what it queues waits
             start = users.command(HOST, "Hana", "/startgame", chat_id=GROUP)
