@@ -76,7 +76,7 @@ def apply(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected
     result = handler(game, action, now) if handler is not None else _game_action(game, action, now)
     if isinstance(result, Rejected):
         return result
-    return _new(Accepted, (with_version(result.state, game.version + 1), result.events))
+    return accepted(with_version(result.state, game.version + 1), result.events)
 
 
 def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
@@ -180,13 +180,10 @@ def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | R
         and new.option("auto_advance", True)
     ):
         ended = rules.end_phase(new, now)
-        return _new(Accepted, (ended.state, result.events + ended.events))
-    return result if new is result.state else _new(Accepted, (new, result.events))
+        return accepted(ended.state, result.events + ended.events)
+    return result if new is result.state else accepted(new, result.events)
 
 
-# Accepted results are built directly, skipping the NamedTuple's Python-level
-# `__new__`: the engine makes one or two per input (same type, same values).
-_new = tuple.__new__
 _MISSED: Final = Game._fields.index("missed")
 _RULES: dict[str, Rules] = {}  # the registry (filled once, at import), without a call per input
 
