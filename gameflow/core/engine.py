@@ -25,7 +25,6 @@ from gameflow.core.state import (
     OVER,
     Game,
     Phase,
-    replace_at,
     seed_digest,
     update,
     with_version,
@@ -71,9 +70,12 @@ def new_game(
 
 
 def apply(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
-    """Apply `action` at time `now`. A rejection changes nothing."""
+    """Apply `action` at time `now`. A rejection changes nothing; an accepted
+    action bumps the version by one."""
     handler = _CORE.get(type(action))
-    result = handler(game, action, now) if handler is not None else _game_action(game, action, now)
+    if handler is None:  # a game's own action: most inputs (it bumps the version itself)
+        return _game_action(game, action, now)
+    result = handler(game, action, now)
     if isinstance(result, Rejected):
         return result
     return accepted(with_version(result.state, game.version + 1), result.events)
@@ -165,11 +167,18 @@ def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | R
     if seat < 0 and not (by == game.host and action.kind in rules.host_kinds):
         return reject("not_in_game", N_("You are not playing in this game."))
     result = rules.act(game, action, now)
-    if seat < 0 or isinstance(result, Rejected):
+    if isinstance(result, Rejected):
         return result
-    new = result.state
-    if new.missed[seat]:
-        new = replace_at(new, _MISSED, _set(new.missed, seat, 0))
+    # The version bump and a player's reset miss count share one copy of the
+    # Game (no game reads the version, so the phase's end may see it bumped).
+    values = list(result.state)
+    values[_VERSION] = game.version + 1
+    if seat < 0:
+        return accepted(tuple.__new__(Game, values), result.events)
+    missed = values[_MISSED]
+    if missed[seat]:
+        values[_MISSED] = _set(missed, seat, 0)
+    new: Game = tuple.__new__(Game, values)
     # Who is awaited is asked first: it is usually someone, and then the option
     # need not be read (both are pure, so the order changes nothing else).
     now_phase = new.phase
@@ -181,10 +190,11 @@ def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | R
     ):
         ended = rules.end_phase(new, now)
         return accepted(ended.state, result.events + ended.events)
-    return result if new is result.state else accepted(new, result.events)
+    return accepted(new, result.events)
 
 
 _MISSED: Final = Game._fields.index("missed")
+_VERSION: Final = Game._fields.index("version")
 _RULES: dict[str, Rules] = {}  # the registry (filled once, at import), without a call per input
 
 

@@ -6,8 +6,13 @@ gets its deadline, its sequence number and its reminders the same way.
 
 from __future__ import annotations
 
+from typing import Final
+
 from gameflow.core.events import Event, reminder, timer
 from gameflow.core.state import Game, Phase
+
+# Phases are built directly, as events are: every phase change makes one.
+_new: Final = tuple.__new__
 
 
 def enter(
@@ -21,9 +26,10 @@ def enter(
     """
     seq = game.phase.seq + 1
     if seconds is None:
-        return Phase(name, seq, round_, now, None, None), ()
+        return _new(Phase, (name, seq, round_, now, None, None)), ()
     deadline = now + seconds
-    return Phase(name, seq, round_, now, deadline, None), rearm(game, seq, deadline, now)
+    phase: Phase = _new(Phase, (name, seq, round_, now, deadline, None))
+    return phase, rearm(game, seq, deadline, now)
 
 
 def rearm(game: Game, seq: int, deadline: float, now: float) -> tuple[Event, ...]:
@@ -37,4 +43,5 @@ def rearm(game: Game, seq: int, deadline: float, now: float) -> tuple[Event, ...
 
 
 def over(game: Game, now: float) -> Phase:
-    return Phase("over", game.phase.seq + 1, game.phase.round, now, None, None)
+    phase: Phase = _new(Phase, ("over", game.phase.seq + 1, game.phase.round, now, None, None))
+    return phase

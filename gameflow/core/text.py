@@ -8,7 +8,7 @@ same event become a Telegram message, an SMS or a line on the TV.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Union
+from typing import Final, NamedTuple, Union
 
 Param = Union[str, int, "Msg", tuple["Msg | str | int", ...]]
 
@@ -38,11 +38,18 @@ class Msg(NamedTuple):
         return None
 
 
+# The builders make the tuple directly: a NamedTuple's own `__new__` is Python
+# code with keyword handling, and a phase change builds several messages.
+_new: Final = tuple.__new__
+
+
 def msg(msgid: str, **params: Param) -> Msg:
     """Build a `Msg`; the keyword arguments become its parameters."""
-    return Msg(msgid, tuple(params.items()))
+    made: Msg = _new(Msg, (msgid, tuple(params.items()), None, 0))
+    return made
 
 
 def nmsg(singular: str, plural: str, n: int, **params: Param) -> Msg:
     """Build a plural-aware `Msg`; `n` selects the form and is also a parameter."""
-    return Msg(singular, (("n", n), *params.items()), plural, n)
+    made: Msg = _new(Msg, (singular, (("n", n), *params.items()), plural, n))
+    return made
