@@ -15,7 +15,7 @@ from gameflow.core.events import Event, Kind, announce, changed, prompt, prompts
 from gameflow.core.phases import enter, over
 from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.rng import rng_for
-from gameflow.core.state import Game, replace_at, update, with_rules
+from gameflow.core.state import Game, Phase, replace_at, update, with_rules
 from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.resistance.cards import (
     CARDS,
@@ -145,11 +145,55 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
 
 
 # Transitions pass the Resistance state along and build the new Game once, at
-# the end; `game.rules` may be older than `st` in between.
+# the end; `game.rules` may be older than `st` in between. A new proposal round
+# resets the round's fields by index (one copy, no keyword handling): it runs
+# after every team vote.
 _PHASE: Final = Game._fields.index("phase")
+_WINNER: Final = Game._fields.index("winner")
+_RULES: Final = Game._fields.index("rules")
+_F: Final = {name: i for i, name in enumerate(Resistance._fields)}
+_DECK: Final = _F["deck"]
+_HAND: Final = _F["hand"]
+_TEAM: Final = _F["team"]
+_VOTES: Final = _F["votes"]
+_CARDS: Final = _F["cards"]
+_DEALING: Final = _F["dealing_started"]
+_STRONG: Final = _F["strong_played"]
+_PASSED: Final = _F["passed"]
+_VETO: Final = _F["veto"]
+_SPOTLIGHT: Final = _F["spotlight"]
+_WATCH: Final = _F["watch"]
+_HERO: Final = _F["hero"]
+_HERO_COUNT: Final = _F["hero_count"]
+_PROPOSALS: Final = _F["proposals"]
+_LEADER: Final = _F["leader"]
+_RESULTS: Final = _F["results"]
+_MISSION_NO: Final = _F["mission"]
+_REJECTIONS: Final = _F["rejections"]
+_NONE: Final = {n: (None,) * n for n in SIZES}
+_new: Final = tuple.__new__
 _ON_MISSION: Final = {
     m: msg(N_("The team goes on mission {mission}."), mission=m) for m in range(1, MISSIONS + 1)
 }
+_VOTE_ON: Final = N_("Vote on the team {names}: approve or reject.")
+_APPROVED: Final = N_(
+    "The team is approved ({yes} of {count}). Approve: {approve}. Reject: {reject}."
+)
+_REJECTED: Final = N_(
+    "The team is rejected ({yes} of {count}). Approve: {approve}. Reject: {reject}."
+)
+_ROUND: Final = N_(
+    "Mission {mission}, proposal {attempt}: {leader} leads and picks {size} players."
+)
+
+
+def _with_rules_phase(game: Game, st: Resistance, phase: Phase) -> Game:
+    """`update(game, rules=st, phase=phase)` by index: every phase change ends so."""
+    values = list(game)
+    values[_RULES] = st
+    values[_PHASE] = phase
+    made: Game = _new(Game, values)
+    return made
 
 
 def start_proposal(
@@ -164,40 +208,32 @@ def start_proposal(
     if first and draw:
         hand, deck = deck[:draw], deck[draw:]
     hero = st.heroes[st.hero_count % len(st.heroes)] if st.heroes else ""
-    none: tuple[None, ...] = (None,) * n
-    st = update(
-        st,
-        deck=deck,
-        hand=hand,
-        team=(),
-        votes=none,
-        cards=none,
-        dealing_started=False,
-        strong_played=False,
-        passed=(),
-        veto=NOBODY,
-        spotlight=(),
-        watch=(),
-        hero=hero,
-        hero_count=st.hero_count + (1 if hero else 0),
-    )
-    phase, timers = enter(game, PROPOSAL, st.mission, st.config.proposal_seconds, now)
+    none = _NONE.get(n) or (None,) * n
+    values = list(st)
+    values[_DECK] = deck
+    values[_HAND] = hand
+    values[_TEAM] = ()
+    values[_VOTES] = none
+    values[_CARDS] = none
+    values[_DEALING] = False
+    values[_STRONG] = False
+    values[_PASSED] = ()
+    values[_VETO] = NOBODY
+    values[_SPOTLIGHT] = ()
+    values[_WATCH] = ()
+    values[_HERO] = hero
+    if hero:
+        values[_HERO_COUNT] = st.hero_count + 1
+    st = _new(Resistance, values)
+    config = st.config
+    mission = st.mission
+    phase, timers = enter(game, PROPOSAL, mission, config.proposal_seconds, now)
     seq = phase.seq
     leader = game.names[st.leader]
-    events.append(
-        announce(
-            msg(
-                N_(
-                    "Mission {mission}, proposal {attempt}: {leader} leads and picks {size} players."
-                ),
-                mission=st.mission,
-                attempt=st.rejections + 1,
-                leader=leader,
-                size=st.team_size,
-            ),
-            seq,
-        )
-    )
+    size = config.teams[mission - 1]
+    attempt = st.rejections + 1
+    text = msg(_ROUND, mission=mission, attempt=attempt, leader=leader, size=size)
+    events.append(announce(text, seq))
     if hand:
         events.append(
             announce(
@@ -217,7 +253,7 @@ def start_proposal(
         events.extend(prompt(game.players[s], seq) for s in sorted(strong))
     events.extend(timers)
     events.append(changed(seq))
-    return accepted(update(game, rules=st, phase=phase), tuple(events))
+    return accepted(_with_rules_phase(game, st, phase), tuple(events))
 
 
 def end_phase(game: Game, now: float) -> Accepted[Game]:
@@ -261,11 +297,9 @@ def _end_proposal(game: Game, now: float) -> Accepted[Game]:
     seq = phase.seq
     names = game.names
     team: tuple[Msg | str | int, ...] = tuple([names[s] for s in st.team])
-    events.append(
-        announce(msg(N_("Vote on the team {names}: approve or reject."), names=team), seq)
-    )
-    events.extend(prompts(game.players, seq))
-    events.extend(timers)
+    events.append(announce(msg(_VOTE_ON, names=team), seq))
+    events += prompts(game.players, seq)
+    events += timers
     events.append(changed(seq))
     return accepted(replace_at(game, _PHASE, phase), tuple(events))
 
@@ -280,14 +314,16 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
     names = game.names
     pro: tuple[Msg | str | int, ...] = tuple([names[s] for s, v in enumerate(votes) if v])
     con: tuple[Msg | str | int, ...] = tuple([names[s] for s, v in enumerate(votes) if not v])
-    record = TeamVote(
-        st.mission, st.rejections + 1, st.leader, st.team, votes, approved, hero=st.hero
+    record: TeamVote = _new(
+        TeamVote,
+        (st.mission, st.rejections + 1, st.leader, st.team, votes, approved, NOBODY, st.hero),
     )
-    st = update(st, proposals=(*st.proposals, record), leader=(st.leader + 1) % n)
+    values = list(st)
+    values[_PROPOSALS] = (*st.proposals, record)
+    values[_LEADER] = (st.leader + 1) % n
+    st = _new(Resistance, values)
     text = msg(
-        N_("The team is approved ({yes} of {count}). Approve: {approve}. Reject: {reject}.")
-        if approved
-        else N_("The team is rejected ({yes} of {count}). Approve: {approve}. Reject: {reject}."),
+        _APPROVED if approved else _REJECTED,
         yes=yes,
         count=n,
         approve=pro or NO_ONE,
@@ -299,20 +335,22 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
     phase, timers = enter(game, MISSION, st.mission, st.config.mission_seconds, now)
     seq = phase.seq
     events.append(announce(_ON_MISSION[st.mission], seq))
-    members = set(st.team)
-    if st.held:
-        members |= {h.seat for h in st.held if h.card in MISSION_CARDS}
     players = game.players
-    events.extend(prompts([players[s] for s in sorted(members)], seq))
-    events.extend(timers)
+    if st.held:
+        members = set(st.team)
+        members |= {h.seat for h in st.held if h.card in MISSION_CARDS}
+        events += prompts([players[s] for s in sorted(members)], seq)
+    else:
+        events += prompts([players[s] for s in sorted(st.team)], seq)
+    events += timers
     events.append(changed(seq))
-    return accepted(update(game, rules=st, phase=phase), tuple(events))
+    return accepted(_with_rules_phase(game, st, phase), tuple(events))
 
 
 def _rejected(game: Game, st: Resistance, now: float, events: list[Event]) -> Accepted[Game]:
     """A rejected or vetoed team: move the vote track; the fifth rejection in a
     row wins the game for the spies."""
-    st = update(st, rejections=st.rejections + 1)
+    st = replace_at(st, _REJECTIONS, st.rejections + 1)
     if st.rejections >= st.config.max_rejections:
         events.append(
             announce(
@@ -361,36 +399,47 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
                 seq,
             )
         )
-    record = MissionRecord(st.mission, st.team, fails, success, st.rejections, shown)
-    st = update(st, results=(*st.results, record))
+    mission = st.mission
+    record: MissionRecord = _new(
+        MissionRecord, (mission, st.team, fails, success, st.rejections, shown)
+    )
+    results = (*st.results, record)
     text = (
         nmsg(
             "Mission {mission} succeeded ({n} fail card).",
             "Mission {mission} succeeded ({n} fail cards).",
             fails,
-            mission=st.mission,
+            mission=mission,
         )
         if success
         else nmsg(
             "Mission {mission} failed ({n} fail card).",
             "Mission {mission} failed ({n} fail cards).",
             fails,
-            mission=st.mission,
+            mission=mission,
         )
     )
     events.append(announce(text, seq))
-    if st.successes() >= WINS_NEEDED:
-        return _game_over(game, st, RESISTANCE, now, events)
-    if st.failures() >= WINS_NEEDED or len(st.results) >= MISSIONS:
-        return _game_over(game, st, SPIES, now, events)
-    st = update(st, mission=st.mission + 1, rejections=0)
-    return start_proposal(game, st, now, events, first=True)
+    values = list(st)
+    values[_RESULTS] = results
+    successes = sum([r.success for r in results])
+    if successes >= WINS_NEEDED:
+        return _game_over(game, _new(Resistance, values), RESISTANCE, now, events)
+    if len(results) - successes >= WINS_NEEDED or len(results) >= MISSIONS:
+        return _game_over(game, _new(Resistance, values), SPIES, now, events)
+    values[_MISSION_NO] = mission + 1
+    values[_REJECTIONS] = 0
+    return start_proposal(game, _new(Resistance, values), now, events, first=True)
 
 
 def _game_over(
     game: Game, st: Resistance, winner: str, now: float, events: list[Event]
 ) -> Accepted[Game]:
-    ended = update(game, rules=st, phase=over(game, now), winner=winner)
+    values = list(game)
+    values[_RULES] = st
+    values[_PHASE] = over(game, now)
+    values[_WINNER] = winner
+    ended: Game = _new(Game, values)
     seq = ended.phase.seq
     text = msg(N_("The resistance wins!")) if winner == RESISTANCE else msg(N_("The spies win!"))
     spies: tuple[Msg | str | int, ...] = tuple(

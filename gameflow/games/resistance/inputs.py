@@ -195,40 +195,50 @@ def expected(game: Game) -> tuple[int, ...]:
 
 
 _PHASES: Final = (PROPOSAL, TEAM_VOTE, MISSION)  # the phases of a running game
+# `legal` builds its specs directly (ActionSpec is a NamedTuple whose own
+# `__new__` is Python code): it runs for every player after every input.
+_new: Final = tuple.__new__
+_VOTE: Final = Vote.kind
+_MISSION: Final = Mission.kind
 
 
 def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
     players = game.players
-    name = game.phase.name
+    phase = game.phase
+    name = phase.name
     if player not in players or name not in _PHASES:
         return ()
     st: Resistance = game.rules
     seat = players.index(player)
-    seq = game.phase.seq
+    seq = phase.seq
+    plots = bool(st.held or st.pending)
+    if name == TEAM_VOTE:  # most calls: a vote, or nothing (no plot card plays now)
+        if st.votes[seat] is not None:
+            return ()
+        makers = opinion_makers(st) if st.held else ()
+        if not makers or seat in makers or all(st.votes[s] is not None for s in makers):
+            return (_new(ActionSpec, (_VOTE, seq, _APPROVE)),)
+        return ()
     specs: list[ActionSpec] = []
     if name == PROPOSAL:
         if seat == st.leader:
             if st.hand:
                 cards: tuple[Value, ...] = tuple(dict.fromkeys(st.hand))
-                others: tuple[Value, ...] = tuple(
-                    p for s, p in enumerate(game.players) if s != seat
-                )
+                others: tuple[Value, ...] = tuple([p for s, p in enumerate(players) if s != seat])
                 give = (Field("card", cards), Field("to", others))
-                specs.append(ActionSpec(Give.kind, seq, give))
+                specs.append(_new(ActionSpec, (Give.kind, seq, give)))
             if not st.team:
-                everyone: tuple[Value, ...] = game.players
-                specs.append(ActionSpec(Propose.kind, seq, (Field("team", everyone, True),)))
-    elif name == TEAM_VOTE:
-        if st.votes[seat] is None:
-            makers = opinion_makers(st) if st.held else ()
-            if not makers or seat in makers or all(st.votes[s] is not None for s in makers):
-                specs.append(ActionSpec(Vote.kind, seq, _APPROVE))
+                team: tuple[Field, ...] = (_new(Field, ("team", players, True)),)
+                specs.append(_new(ActionSpec, (Propose.kind, seq, team)))
     elif st.veto == NOBODY and st.cards[seat] is None and seat in st.team:
-        specs.append(ActionSpec(Mission.kind, seq, _MISSION_CARD[st.spy[seat]]))
-    if (st.held or st.pending) and name != TEAM_VOTE:  # plot cards to play now
+        choices = _MISSION_CARD[st.spy[seat]]
+        if not plots:
+            return (_new(ActionSpec, (_MISSION, seq, choices)),)
+        specs.append(_new(ActionSpec, (_MISSION, seq, choices)))
+    if plots:  # plot cards to play now
         for card in playable(game, seat):
             targets: tuple[Value, ...] = tuple(
-                None if t == NOBODY else game.players[t] for t in play_targets(game, seat, card)
+                None if t == NOBODY else players[t] for t in play_targets(game, seat, card)
             )
             play = (Field("card", (card,)), Field("target", targets))
             specs.append(ActionSpec(Play.kind, seq, play))
