@@ -223,6 +223,8 @@ def check_events(old: Game, game: Game, events: tuple[Event, ...]) -> None:
 
 def check_progress(game: Game) -> None:
     rules: Resistance = game.rules
+    # The engine's shortcut after every input must agree with the full answer.
+    assert RESISTANCE.ready(game) == (not RESISTANCE.awaiting(game)), game.phase
     assert 1 <= rules.mission <= 5
     assert len(rules.results) <= 5
     assert rules.successes() <= 3 and rules.failures() <= 3

@@ -185,7 +185,7 @@ def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | R
     if (
         now_phase.seq == phase.seq
         and now_phase.paused_left is None  # not paused
-        and not rules.awaiting(new)
+        and rules.ready(new)
         and new.option("auto_advance", True)
     ):
         ended = rules.end_phase(new, now)

@@ -44,6 +44,12 @@ class Rules(Protocol):
         """Seats that still owe an input in this phase (empty: everyone ready)."""
         ...
 
+    def ready(self, game: Game) -> bool:
+        """Whether nobody owes an input any more: `not awaiting(game)`, which
+        the engine asks after every input, so a game may answer it without
+        listing who is awaited."""
+        ...
+
     def expected(self, game: Game) -> tuple[int, ...]:
         """Seats that owed an input in this phase at all (active players)."""
         ...

@@ -76,11 +76,10 @@ class Game(NamedTuple):
         return default
 
     def seat(self, player: str) -> int:
-        """Seat index of `player`, or -1 if they are not in the game."""
-        try:
-            return self.players.index(player)
-        except ValueError:
-            return -1
+        """Seat index of `player`, or -1 if they are not in the game (asked
+        without raising: a miss is common, in every join and lobby listing)."""
+        players = self.players
+        return players.index(player) if player in players else -1
 
     def name_of(self, player: str) -> str:
         i = self.seat(player)

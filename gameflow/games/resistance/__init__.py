@@ -68,6 +68,7 @@ class ResistanceRules:
 
     # Asked after every input: the module functions themselves, not wrappers.
     awaiting = staticmethod(inputs.awaiting)
+    ready = staticmethod(inputs.ready)
 
     def expected(self, game: Game) -> tuple[int, ...]:
         return inputs.expected(game)

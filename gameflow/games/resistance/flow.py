@@ -78,12 +78,13 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
         k = int(game.option("spies", 0)) or SIZES[n].spies
         if not 0 < k < n / 2:
             return reject("bad_setup", N_("The spies must be fewer than half the players."))
-        chosen = set(rng_for(game.seed, "resistance/roles").sample(range(n), k))
-        spy = tuple(i in chosen for i in range(n))
-    leader = game.seat(str(setup.get("leader", "")))
-    if "leader" in setup and leader < 0:
-        return reject("bad_setup", N_("The fixed deal names unknown players or roles."))
-    if leader < 0:
+        chosen = rng_for(game.seed, "resistance/roles").sample(range(n), k)
+        spy = tuple([i in chosen for i in range(n)])
+    if "leader" in setup:
+        leader = game.seat(str(setup["leader"]))
+        if leader < 0:
+            return reject("bad_setup", N_("The fixed deal names unknown players or roles."))
+    else:
         leader = rng_for(game.seed, "resistance/leader").randrange(n)
     kind = str(game.option("plot_deck", "auto"))
     if kind not in DECKS:
@@ -116,6 +117,10 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
     )
     game = update(game, rules=st, missed=(0,) * n)
     seq = game.phase.seq + 1
+    names = game.names
+    teams = [str(t) for t in config.teams]
+    if config.double_fail:
+        teams[config.double_fail - 1] += "*"
     events: list[Event] = [
         announce(
             msg(
@@ -125,22 +130,18 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
                 ),
                 count=n,
                 spies=sum(spy),
-                teams="-".join(
-                    str(t) + ("*" if i + 1 == config.double_fail else "")
-                    for i, t in enumerate(config.teams)
-                ),
-                leader=game.names[leader],
+                teams="-".join(teams),
+                leader=names[leader],
             ),
             seq,
         )
     ]
-    spies = tuple(game.names[i] for i in range(n) if spy[i])
+    # One message each side: Msg is immutable, so every spy's card can be the same.
+    spies = tuple([names[i] for i in range(n) if spy[i]])
+    spy_text = msg(N_("You are a SPY. The spies are: {names}."), names=spies)
+    loyal_text = msg(N_("You are in the RESISTANCE."))
     for i, player in enumerate(game.players):
-        if spy[i]:
-            text = msg(N_("You are a SPY. The spies are: {names}."), names=spies)
-        else:
-            text = msg(N_("You are in the RESISTANCE."))
-        events.append(tell(player, text, seq, secret=True))
+        events.append(tell(player, spy_text if spy[i] else loyal_text, seq, secret=True))
     return start_proposal(game, st, now, events, first=True)
 
 

@@ -43,6 +43,7 @@ _PLAYED: Final = {
     c: msg(N_("Mission card played: {card}."), card=mission_card(c)) for c in (SUCCESS, FAIL)
 }
 _APPROVE: Final = (Field("approve", (True, False)),)
+_PROPOSES: Final = N_("{leader} proposes the team: {names}.")
 _MISSION_CARD: Final = {
     True: (Field("card", (SUCCESS, FAIL)),),  # a spy
     False: (Field("card", (SUCCESS,)),),
@@ -68,26 +69,24 @@ def propose(game: Game, a: Propose, seat: int) -> Accepted[Game] | Rejected:
     if st.team:
         return reject("locked", N_("You have already proposed a team."))
     players = game.players
-    if any(p not in players for p in a.team):
+    try:
+        team = tuple([players.index(p) for p in a.team])
+    except ValueError:  # a name that is not a player of this game
         return reject("bad_member", N_("The team must be players of this game."))
-    team = tuple([players.index(p) for p in a.team])
     if len(set(team)) != len(team):
         return reject("duplicate", N_("Each player can be on the team only once."))
-    if len(team) != st.team_size:
+    size = st.config.teams[st.mission - 1]  # st.team_size, without the property call
+    if len(team) != size:
         return reject(
             "team_size",
             N_("The team for mission {mission} has {size} players."),
             mission=st.mission,
-            size=st.team_size,
+            size=size,
         )
     new = with_rules(game, replace_at(st, _TEAM, team))
     seq = game.phase.seq
     names = game.names
-    text = msg(
-        N_("{leader} proposes the team: {names}."),
-        leader=names[seat],
-        names=tuple([names[s] for s in team]),
-    )
+    text = msg(_PROPOSES, leader=names[seat], names=tuple([names[s] for s in team]))
     return accepted(new, (announce(text, seq), changed(seq)))
 
 
@@ -167,6 +166,8 @@ def awaiting(game: Game) -> tuple[int, ...]:
         votes = st.votes
         return tuple([s for s, v in enumerate(votes) if v is None]) if None in votes else ()
     if name == PROPOSAL:
+        if not st.pending:  # no plot card waits for a choice: only the leader may owe
+            return (st.leader,) if st.hand or not st.team else ()
         owe = {h.seat for h in st.pending}
         if st.hand or not st.team:
             owe.add(st.leader)
@@ -180,6 +181,19 @@ def awaiting(game: Game) -> tuple[int, ...]:
             owe |= {h.seat for h in st.held if h.card in MISSION_CARDS and h.seat not in st.passed}
         return tuple(sorted(owe))
     return ()
+
+
+def ready(game: Game) -> bool:
+    """Nobody is awaited: asked after every input, and a team vote (most inputs)
+    answers it without listing who has not voted."""
+    name = game.phase.name
+    st: Resistance = game.rules
+    if name == TEAM_VOTE:
+        return None not in st.votes
+    if name == MISSION and not st.held:  # no plot card holder to wait for
+        cards = st.cards
+        return st.veto != NOBODY or all([cards[s] is not None for s in st.team])
+    return not awaiting(game)
 
 
 def expected(game: Game) -> tuple[int, ...]:
@@ -260,5 +274,6 @@ __all__ = [
     "mission",
     "pass_",
     "propose",
+    "ready",
     "vote",
 ]

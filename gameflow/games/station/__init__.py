@@ -56,6 +56,9 @@ class StationRules:
     def awaiting(self, game: Game) -> tuple[int, ...]:
         return inputs.awaiting(game)
 
+    def ready(self, game: Game) -> bool:
+        return not inputs.awaiting(game)
+
     def expected(self, game: Game) -> tuple[int, ...]:
         return inputs.expected(game)
 

@@ -113,6 +113,9 @@ class TraitorsRules:
     def awaiting(self, game: Game) -> tuple[int, ...]:
         return inputs.awaiting(game)
 
+    def ready(self, game: Game) -> bool:
+        return not inputs.awaiting(game)
+
     def expected(self, game: Game) -> tuple[int, ...]:
         return inputs.expected(game)
 
