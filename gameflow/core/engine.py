@@ -219,7 +219,7 @@ def _join(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected
     if not name or len(name) > MAX_NAME:
         return reject("bad_name", N_("Pick a name of 1 to {max} characters."), max=MAX_NAME)
     folded = name.casefold()
-    if any(n.casefold() == folded for n in game.names):
+    if folded in [n.casefold() for n in game.names]:
         return reject("name_taken", N_("The name {name} is taken; pick another."), name=name)
     rules = _RULES.get(game.kind) or _rules(game.kind)
     if len(game.players) >= rules.max_players:

@@ -52,15 +52,16 @@ from gameflow.games.resistance.texts import NO_ONE, card_name, mission_card, tea
 
 def config_for(game: Game) -> Config:
     size = SIZES[len(game.players)]
+    opts = dict(game.options)  # read once, not scanned once per option
     return Config(
-        teams=size.teams,
-        double_fail=size.double_fail if game.option("double_fail", True) else 0,
-        draw=size.plot_cards if game.option("plot_cards", True) else 0,
-        heroes=bool(game.option("heroes", False)),
-        proposal_seconds=float(game.option("proposal_seconds", 180.0)),
-        vote_seconds=float(game.option("vote_seconds", 120.0)),
-        mission_seconds=float(game.option("mission_seconds", 60.0)),
-        max_rejections=int(game.option("max_rejections", 5)) or 5,
+        size.teams,
+        size.double_fail if opts.get("double_fail", True) else 0,
+        size.plot_cards if opts.get("plot_cards", True) else 0,
+        bool(opts.get("heroes", False)),
+        float(opts.get("proposal_seconds", 180.0)),
+        float(opts.get("vote_seconds", 120.0)),
+        float(opts.get("mission_seconds", 60.0)),
+        int(opts.get("max_rejections", 5)) or 5,
     )
 
 
