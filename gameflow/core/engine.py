@@ -170,15 +170,21 @@ def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | R
     if isinstance(result, Rejected):
         return result
     # The version bump and a player's reset miss count share one copy of the
-    # Game (no game reads the version, so the phase's end may see it bumped).
-    values = list(result.state)
-    values[_VERSION] = game.version + 1
+    # Game (no game reads the version, so the phase's end may see it bumped); a
+    # game that built its new state with `input_state` has bumped it already.
+    new = result.state
+    version = game.version + 1
     if seat < 0:
-        return accepted(tuple.__new__(Game, values), result.events)
-    missed = values[_MISSED]
-    if missed[seat]:
-        values[_MISSED] = _set(missed, seat, 0)
-    new: Game = tuple.__new__(Game, values)
+        if new.version != version:
+            new = with_version(new, version)
+        return accepted(new, result.events)
+    if new.version != version or new.missed[seat]:
+        values = list(new)
+        values[_VERSION] = version
+        missed = values[_MISSED]
+        if missed[seat]:
+            values[_MISSED] = _set(missed, seat, 0)
+        new = tuple.__new__(Game, values)
     # Who is awaited is asked first: it is usually someone, and then the option
     # need not be read (both are pure, so the order changes nothing else).
     now_phase = new.phase

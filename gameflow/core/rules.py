@@ -33,7 +33,8 @@ class Rules(Protocol):
         ...
 
     def act(self, game: Game, action: Action, now: float) -> Accepted[Game] | Rejected:
-        """Apply one of the game's own actions; the engine bumps the version."""
+        """Apply one of the game's own actions. The engine bumps the version,
+        unless the new state was built by `state.input_state`, which did."""
         ...
 
     def end_phase(self, game: Game, now: float) -> Accepted[Game]:

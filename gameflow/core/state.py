@@ -133,6 +133,18 @@ def with_rules(game: Game, rules: Any) -> Game:
     return tuple.__new__(Game, values)
 
 
+def input_state(game: Game, rules: Any) -> Game:
+    """The Game after one of a game's own inputs that changed only the game
+    module's state: `rules` in place and the version bumped, in one copy. The
+    engine bumps the version of every accepted input and sees this one done, so
+    the commonest inputs (a vote, a mission card) copy the Game once, not twice."""
+    values = list(game)
+    values[_RULES] = rules
+    values[_VERSION] = game.version + 1
+    made: Game = tuple.__new__(Game, values)
+    return made
+
+
 def seed_digest(seed: str) -> str:
     """The fair-deal commitment: SHA-256 of the seed, published from the start."""
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()

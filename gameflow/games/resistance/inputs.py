@@ -14,7 +14,7 @@ from typing import Final
 from gameflow.core.events import announce, changed, tell
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.result import Accepted, Rejected, accepted, reject
-from gameflow.core.state import Game, replace_at, update, with_rules
+from gameflow.core.state import Game, input_state, replace_at, update
 from gameflow.core.text import N_, msg
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 from gameflow.games.resistance.cards import (
@@ -83,7 +83,7 @@ def propose(game: Game, a: Propose, seat: int) -> Accepted[Game] | Rejected:
             mission=st.mission,
             size=size,
         )
-    new = with_rules(game, replace_at(st, _TEAM, team))
+    new = input_state(game, replace_at(st, _TEAM, team))
     seq = game.phase.seq
     names = game.names
     text = msg(_PROPOSES, leader=names[seat], names=tuple([names[s] for s in team]))
@@ -102,7 +102,7 @@ def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
     approve = bool(a.approve)
     votes = list(st.votes)
     votes[seat] = approve
-    new = with_rules(game, replace_at(st, _VOTES, tuple(votes)))
+    new = input_state(game, replace_at(st, _VOTES, tuple(votes)))
     seq = game.phase.seq
     locked = tell(game.players[seat], _LOCKED[approve], seq)
     if not (makers and seat in makers and all(votes[s] is not None for s in makers)):
@@ -135,7 +135,7 @@ def mission(game: Game, a: Mission, seat: int) -> Accepted[Game] | Rejected:
         return reject("resistance_fail", N_("The resistance may only play success."))
     cards = list(st.cards)
     cards[seat] = a.card
-    new = with_rules(game, replace_at(st, _CARDS, tuple(cards)))
+    new = input_state(game, replace_at(st, _CARDS, tuple(cards)))
     seq = game.phase.seq
     text = _PLAYED[a.card]
     return accepted(new, (tell(game.players[seat], text, seq, secret=True), changed(seq)))
@@ -147,7 +147,7 @@ def pass_(game: Game, a: Pass, seat: int) -> Accepted[Game] | Rejected:
         return reject("nothing_to_pass", N_("You have no plot card to use now."))
     if seat in st.passed:
         return reject("locked", N_("You have already passed."))
-    new = with_rules(game, update(st, passed=(*st.passed, seat)))
+    new = input_state(game, update(st, passed=(*st.passed, seat)))
     return accepted(new, (changed(game.phase.seq),))
 
 
