@@ -217,15 +217,16 @@ _MISSION: Final = Mission.kind
 
 
 def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
+    """What `player` may do now: the one source for validation, Telegram
+    keyboards and SMS menus."""
     players = game.players
     phase = game.phase
     name = phase.name
-    if player not in players or name not in _PHASES:
+    if name not in _PHASES or player not in players:
         return ()
     st: Resistance = game.rules
     seat = players.index(player)
     seq = phase.seq
-    plots = bool(st.held or st.pending)
     if name == TEAM_VOTE:  # most calls: a vote, or nothing (no plot card plays now)
         if st.votes[seat] is not None:
             return ()
@@ -233,6 +234,7 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
         if not makers or seat in makers or all(st.votes[s] is not None for s in makers):
             return (_new(ActionSpec, (_VOTE, seq, _APPROVE)),)
         return ()
+    plots = bool(st.held or st.pending)
     specs: list[ActionSpec] = []
     if name == PROPOSAL:
         if seat == st.leader:
