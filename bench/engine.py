@@ -237,6 +237,8 @@ def main() -> None:
                     f"; aigamedev/resistance, 5 RandomBots, same run: {rn / floor_best:,.0f} "
                     f"games/s, {live * floor_best / rn:.2f}x"
                 )
+            if compiled.describe() == "interpreted":
+                ratio += " (interpreted; production runs the compiled core: --compiled)"
             print(f"  base game, live (like-for-like with aigamedev): {ratio}")
 
 
