@@ -185,8 +185,9 @@ def _game_action(game: Game, action: A.Action, now: float) -> Accepted[Game] | R
         if missed[seat]:
             values[_MISSED] = _set(missed, seat, 0)
         new = tuple.__new__(Game, values)
-    # Who is awaited is asked first: it is usually someone, and then the option
-    # need not be read (both are pure, so the order changes nothing else).
+    # Whether anyone is still awaited is asked first: usually someone is, and
+    # then the option need not be read (both are pure, so the order changes
+    # nothing else).
     now_phase = new.phase
     if (
         now_phase.seq == phase.seq
