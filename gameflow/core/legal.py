@@ -45,6 +45,11 @@ class ActionSpec(NamedTuple):
                 return f
         return None
 
+    def options(self, name: str) -> tuple[Value, ...]:
+        """The allowed values of field `name`; none if there is no such field."""
+        f = self.field(name)
+        return f.options if f is not None else ()
+
 
 def find(specs: tuple[ActionSpec, ...], kind: str) -> ActionSpec | None:
     for spec in specs:

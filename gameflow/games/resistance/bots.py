@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, new_game
-from gameflow.core.legal import ActionSpec, Value
+from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Rejected
 from gameflow.core.state import Game
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
@@ -44,10 +44,10 @@ def random_action(game: Game, player: str, spec: ActionSpec, rng: random.Random)
         return Vote(player, None, rng.random() < 0.5)
     if kind == Propose.kind:  # the next most common: one field each, read directly
         st: Resistance = game.rules
-        team = rng.sample(_options(spec, "team"), st.team_size)
+        team = rng.sample(spec.options("team"), st.team_size)
         return Propose(player, None, tuple([str(p) for p in team]))
     if kind == Mission.kind:
-        return Mission(player, None, str(rng.choice(_options(spec, "card"))))
+        return Mission(player, None, str(rng.choice(spec.options("card"))))
     fields = {f.name: f.options for f in spec.fields}
     if kind == Give.kind:
         return Give(player, None, str(rng.choice(fields["card"])), str(rng.choice(fields["to"])))
@@ -59,13 +59,6 @@ def random_action(game: Game, player: str, spec: ActionSpec, rng: random.Random)
     if kind == Pass.kind:
         return Pass(player)
     return None
-
-
-def _options(spec: ActionSpec, name: str) -> tuple[Value, ...]:
-    for f in spec.fields:
-        if f.name == name:
-            return f.options
-    raise KeyError(name)
 
 
 def _suspicion(game: Game, seat: int) -> list[float]:

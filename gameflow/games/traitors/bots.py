@@ -61,11 +61,6 @@ class Outcome(NamedTuple):
     refused: int
 
 
-def _options(spec: ActionSpec, name: str) -> tuple[Value, ...]:
-    f = spec.field(name)
-    return f.options if f is not None else ()
-
-
 def _shared(game: Game, label: str, pool: tuple[Value, ...]) -> Value:
     """A choice every bot of a side makes alike, whatever its own options: the
     first of `pool` in an order of all players drawn from the seed and the day."""
@@ -99,12 +94,12 @@ def choose(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.A
     mates = {game.players[s] for s in range(len(game.players)) if st.role[s] == TRAITOR}
     if spec.kind == Reply.kind:
         if spec.field("chest") is not None:
-            return Reply(player, spec.phase, chest=int(rng.choice(_options(spec, "chest")) or 0))
-        to = rng.choice(_options(spec, "to"))
-        drop = traitor and 1 in _options(spec, "drop") and rng.random() < 0.5
+            return Reply(player, spec.phase, chest=int(rng.choice(spec.options("chest")) or 0))
+        to = rng.choice(spec.options("to"))
+        drop = traitor and 1 in spec.options("drop") and rng.random() < 0.5
         return Reply(player, spec.phase, to=str(to), drop=drop)
     if spec.kind == Vote.kind:
-        candidates = _options(spec, "for")
+        candidates = spec.options("for")
         doubt = suspicion(game)
         top = max(doubt.get(str(c), 0) for c in candidates)
         talk = _shared(game, "talk", tuple(c for c in candidates if doubt.get(str(c), 0) == top))
@@ -113,21 +108,21 @@ def choose(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.A
             target = _shared(game, "vote", loyal)  # steer away from a fellow traitor
         else:
             target = talk  # the table's talk settles on one of the top suspects
-        dagger = traitor and 1 in _options(spec, "dagger")
+        dagger = traitor and 1 in spec.options("dagger")
         return Vote(player, spec.phase, str(target), dagger)
     if spec.kind == Plea.kind:
         return Plea(player, spec.phase, "I am loyal.")
     if spec.kind == Tempt.kind:
         if rng.random() < 0.25:
-            return Tempt(player, spec.phase, str(_shared(game, "tempt", _options(spec, "target"))))
+            return Tempt(player, spec.phase, str(_shared(game, "tempt", spec.options("target"))))
         return None
     if spec.kind == Murder.kind:
-        targets = tuple(t for t in _options(spec, "target") if t not in mates)
+        targets = tuple(t for t in spec.options("target") if t not in mates)
         return Murder(
-            player, spec.phase, str(_shared(game, "murder", targets or _options(spec, "target")))
+            player, spec.phase, str(_shared(game, "murder", targets or spec.options("target")))
         )
     if spec.kind == Force.kind:
-        return Force(player, spec.phase, str(_shared(game, "force", _options(spec, "target"))))
+        return Force(player, spec.phase, str(_shared(game, "force", spec.options("target"))))
     if spec.kind == Answer.kind:
         return Answer(player, spec.phase, rng.random() < 0.25)
     if spec.kind == EndVote.kind:
