@@ -9,6 +9,7 @@ vote counts it, and the end of the mission counts the fails and decides the game
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, Final
 
 from gameflow.core.events import Event, Kind, announce, changed, prompt, prompts, tell
@@ -210,7 +211,7 @@ def start_proposal(
     if first and draw:
         hand, deck = deck[:draw], deck[draw:]
     hero = st.heroes[st.hero_count % len(st.heroes)] if st.heroes else ""
-    none = _NONE.get(n) or (None,) * n
+    none = _NONE[n]  # 5 to 10 players, as SIZES
     values = list(st)
     values[_DECK] = deck
     values[_HAND] = hand
@@ -338,12 +339,10 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
     seq = phase.seq
     events.append(announce(_ON_MISSION[st.mission], seq))
     players = game.players
-    if st.held:
-        members = set(st.team)
-        members |= {h.seat for h in st.held if h.card in MISSION_CARDS}
-        events += prompts([players[s] for s in sorted(members)], seq)
-    else:
-        events += prompts([players[s] for s in sorted(st.team)], seq)
+    members: Iterable[int] = st.team
+    if st.held:  # holders of mission-phase plot cards are asked too
+        members = {*st.team, *(h.seat for h in st.held if h.card in MISSION_CARDS)}
+    events += prompts([players[s] for s in sorted(members)], seq)
     events += timers
     events.append(changed(seq))
     return accepted(_with_rules_phase(game, st, phase), tuple(events))
