@@ -86,17 +86,19 @@ async def start(
     webhook with Telegram when `webhook_url` is given."""
     await application.initialize()
     await application.start()
-    await tg.outbound.start()
-    await register_menu(application.bot, tg.default_lang)
-    start_resuming(tg)
+    await start_ours(application, tg)
     if webhook_url:
         await application.bot.set_webhook(
             webhook_url, secret_token=secret, allowed_updates=list(ALLOWED_UPDATES)
         )
 
 
-def start_resuming(tg: Telegram) -> None:
-    """In the background: the prompts a previous run lost, sent again (resume.py)."""
+async def start_ours(application: App, tg: Telegram) -> None:
+    """What every way of running the bot starts beside PTB: the outbound queue,
+    the command menu, and (in the background) the prompts a previous run lost,
+    sent again (resume.py)."""
+    await tg.outbound.start()
+    await register_menu(application.bot, tg.default_lang)
     since = tg.service.clock()
     tg.resuming = asyncio.create_task(
         resume_prompts(tg.service, tg.notifier, since=since, grace=tg.resume_grace),
@@ -104,13 +106,18 @@ def start_resuming(tg: Telegram) -> None:
     )
 
 
-async def stop(application: App, tg: Telegram) -> None:
+async def stop_ours(tg: Telegram) -> None:
+    """Undo `start_ours`: stop resuming, then send what is queued."""
     if tg.resuming is not None:
         tg.resuming.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await tg.resuming
         tg.resuming = None
     await tg.outbound.stop(drain=True)
+
+
+async def stop(application: App, tg: Telegram) -> None:
+    await stop_ours(tg)
     await application.stop()
     await application.shutdown()
 
@@ -215,9 +222,7 @@ async def start_polling(application: App, tg: Telegram) -> None:
     """Polling for local use (no public URL): PTB's own updater feeds the same
     handlers. `build(..., polling=True)` first; `stop_polling` to end."""
     await application.initialize()
-    await tg.outbound.start()
-    await register_menu(application.bot, tg.default_lang)
-    start_resuming(tg)
+    await start_ours(application, tg)
     assert application.updater is not None, "build(..., polling=True) makes an updater"
     await application.updater.start_polling(
         allowed_updates=list(ALLOWED_UPDATES), poll_interval=0.05
@@ -238,12 +243,10 @@ def run_polling(
     application, tg = build(token, service, polling=True, **kw)
 
     async def post_init(app: App) -> None:
-        await tg.outbound.start()
-        await register_menu(app.bot, tg.default_lang)
-        start_resuming(tg)
+        await start_ours(app, tg)
 
     async def post_shutdown(app: App) -> None:
-        await tg.outbound.stop(drain=True)
+        await stop_ours(tg)
 
     application.post_init = post_init
     application.post_shutdown = post_shutdown
