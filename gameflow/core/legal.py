@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-Value = str | int | None
+# A field's values are typed: a player id or word (str), a number (int), a
+# yes/no (bool, never 0/1 stand-ins), or None for "none".
+Value = str | bool | int | None
 
 
 class Field(NamedTuple):

@@ -14,6 +14,7 @@ from gameflow.core.actions import Action
 from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
+from gameflow.core.text import Msg
 
 
 class Rules(Protocol):
@@ -62,6 +63,14 @@ class Rules(Protocol):
 
     def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:
         """What `player` may do now: the one source for validation and UIs."""
+        ...
+
+    def ask(self, game: Game, player: str) -> tuple[Msg, ...]:
+        """The context lines of `player`'s open question (see
+        gameflow.core.question): what a channel must say beside the answers so
+        that a player without a TV knows what is asked (the team size to pick,
+        the plans to choose from). Part of the question: when they change, the
+        player is asked again."""
         ...
 
     def public_view(self, game: Game) -> dict[str, Any]: ...

@@ -12,6 +12,7 @@ from typing import Any, Final
 from gameflow.core.actions import Action
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
+from gameflow.core.text import Msg
 from gameflow.games.resistance import flow, inputs, plots, views
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 
@@ -77,6 +78,9 @@ class ResistanceRules:
         return False  # who is awaited is never a secret here
 
     legal = staticmethod(inputs.legal)  # asked for every player after every input
+
+    def ask(self, game: Game, player: str) -> tuple[Msg, ...]:
+        return views.ask(game, player)
 
     def public_view(self, game: Game) -> dict[str, Any]:
         return views.public_view(game)

@@ -16,6 +16,7 @@ from typing import Any
 
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
+from gameflow.core.text import Msg
 from gameflow.games.resistance.inputs import awaiting, expected, legal, opinion_makers
 from gameflow.games.resistance.state import (
     NOBODY,
@@ -162,3 +163,8 @@ def record(game: Game) -> dict[str, Any]:
         out["plot_cards"] = [_plot(game, u) for u in st.plot_log]
         out["held"] = [{"player": game.players[h.seat], "card": h.card} for h in st.held]
     return out
+
+
+def ask(game: Game, player: str) -> tuple[Msg, ...]:
+    """The context lines of `player`'s open question (gameflow.core.question)."""
+    return ()

@@ -13,6 +13,7 @@ from typing import Any
 
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
+from gameflow.core.text import Msg
 from gameflow.games.station.inputs import awaiting, expected, legal
 from gameflow.games.station.state import DISCUSSION, NOBODY, VOTE, Choice, RoundRecord, Station
 
@@ -186,3 +187,8 @@ def record(game: Game) -> dict[str, Any]:
             for rec in st.history
         ],
     }
+
+
+def ask(game: Game, player: str) -> tuple[Msg, ...]:
+    """The context lines of `player`'s open question (gameflow.core.question)."""
+    return ()

@@ -15,6 +15,7 @@ from gameflow.core.actions import Action
 from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
+from gameflow.core.text import Msg
 from gameflow.games.traitors import flow, inputs, missions, night, roundtable, views
 from gameflow.games.traitors.actions import (
     HOST_KINDS,
@@ -126,6 +127,9 @@ class TraitorsRules:
 
     def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:
         return inputs.legal(game, player)
+
+    def ask(self, game: Game, player: str) -> tuple[Msg, ...]:
+        return views.ask(game, player)
 
     def public_view(self, game: Game) -> dict[str, Any]:
         return views.public_view(game)

@@ -96,7 +96,7 @@ def choose(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.A
         if spec.field("chest") is not None:
             return Reply(player, spec.phase, chest=int(rng.choice(spec.options("chest")) or 0))
         to = rng.choice(spec.options("to"))
-        drop = traitor and 1 in spec.options("drop") and rng.random() < 0.5
+        drop = traitor and True in spec.options("drop") and rng.random() < 0.5
         return Reply(player, spec.phase, to=str(to), drop=drop)
     if spec.kind == Vote.kind:
         candidates = spec.options("for")
@@ -108,7 +108,7 @@ def choose(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.A
             target = _shared(game, "vote", loyal)  # steer away from a fellow traitor
         else:
             target = talk  # the table's talk settles on one of the top suspects
-        dagger = traitor and 1 in spec.options("dagger")
+        dagger = traitor and True in spec.options("dagger")
         return Vote(player, spec.phase, str(target), dagger)
     if spec.kind == Plea.kind:
         return Plea(player, spec.phase, "I am loyal.")

@@ -110,8 +110,8 @@ def legal(game: Game) -> tuple[ActionSpec, ...]:
             specs.append(ActionSpec(ForbidMurder.kind, seq))
         if not st.death_list_on and st.pending is None:
             specs.append(ActionSpec(PlayDeathList.kind, seq))
-    specs.append(ActionSpec(Recruit.kind, seq, (Field("allow", (0, 1)),)))
-    specs.append(ActionSpec(PlayDagger.kind, seq, (Field("on", (0, 1)),)))
+    specs.append(ActionSpec(Recruit.kind, seq, (Field("allow", (False, True)),)))
+    specs.append(ActionSpec(PlayDagger.kind, seq, (Field("on", (False, True)),)))
     day = game.phase.round
     target = day if game.phase.name in (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE) else day + 1
     if st.final_day > target:

@@ -142,7 +142,7 @@ def _player_legal(game: Game, st: Traitors, player: str) -> tuple[ActionSpec, ..
     if name == MISSION and m is not None and m.kind != "host" and m.replies[seat] is None:
         if m.kind == "relay":
             others = _ids(game, tuple(s for s in st.seats() if s != seat))
-            drops: tuple[Value, ...] = (0, 1) if st.role[seat] == TRAITOR else (0,)
+            drops: tuple[Value, ...] = (False, True) if st.role[seat] == TRAITOR else (False,)
             specs.append(ActionSpec(Reply.kind, seq, (Field("to", others), Field("drop", drops))))
         else:
             specs.append(ActionSpec(Reply.kind, seq, (Field("chest", missions.CHESTS),)))
@@ -152,7 +152,7 @@ def _player_legal(game: Game, st: Traitors, player: str) -> tuple[ActionSpec, ..
             targets = tuple(c for c in t.candidates if c != seat)
             fields = [Field("for", _ids(game, targets))]
             if roundtable.dagger_counts(game, st, seat):
-                fields.append(Field("dagger", (0, 1)))
+                fields.append(Field("dagger", (False, True)))
             if targets:
                 specs.append(ActionSpec(Vote.kind, seq, tuple(fields)))
         if name == REVOTE and t.kind == TIE and seat in t.candidates and t.pleas[seat] is None:
@@ -186,7 +186,7 @@ def _player_legal(game: Game, st: Traitors, player: str) -> tuple[ActionSpec, ..
         and st.pending.target == seat
         and st.answer is None
     ):
-        specs.append(ActionSpec(Answer.kind, seq, (Field("accept", (1, 0)),)))
+        specs.append(ActionSpec(Answer.kind, seq, (Field("accept", (True, False)),)))
     if name == END_VOTE and st.end_votes[seat] is None:
-        specs.append(ActionSpec(EndVote.kind, seq, (Field("end", (1, 0)),)))
+        specs.append(ActionSpec(EndVote.kind, seq, (Field("end", (True, False)),)))
     return tuple(specs)

@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
+from gameflow.core.text import Msg
 from gameflow.games.traitors import chat, flow, inputs, night
 from gameflow.games.traitors.state import (
     ANSWER,
@@ -238,3 +239,8 @@ def record(game: Game) -> dict[str, Any]:
         "share": flow.share(st, game.winner) if game.over else 0,
         "days": [day_json(game, rec) for rec in st.history],
     }
+
+
+def ask(game: Game, player: str) -> tuple[Msg, ...]:
+    """The context lines of `player`'s open question (gameflow.core.question)."""
+    return ()
