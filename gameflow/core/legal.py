@@ -20,7 +20,8 @@ class Field(NamedTuple):
     `None` among the options means the field may be left empty (no partner,
     no secret action, a vote for nobody). `many` marks a field whose value is a
     set of the options (a team, the names on a list) rather than one of them, so
-    a keyboard or an SMS menu knows to offer a multi-pick without knowing the game. Field and ActionSpec are NamedTuples
+    a keyboard or an SMS menu knows to offer a multi-pick without knowing the
+    game; `free` marks a field answered in the player's own words. Field and ActionSpec are NamedTuples
     rather than frozen dataclasses, as events and messages are: `legal()` runs
     for every player after every input, and these cost half as much to build.
     """
@@ -28,6 +29,9 @@ class Field(NamedTuple):
     name: str
     options: tuple[Value, ...]
     many: bool = False
+    # The value is the player's own words (a Traitors plea): no options to
+    # pick, so a channel asks for a line of text instead of drawing buttons.
+    free: bool = False
 
     @property
     def optional(self) -> bool:

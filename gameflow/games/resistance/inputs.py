@@ -244,7 +244,7 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
                 give = (Field("card", cards), Field("to", others))
                 specs.append(_new(ActionSpec, (Give.kind, seq, give)))
             if not st.team:
-                team: tuple[Field, ...] = (_new(Field, ("team", players, True)),)
+                team: tuple[Field, ...] = (_new(Field, ("team", players, True, False)),)
                 specs.append(_new(ActionSpec, (Propose.kind, seq, team)))
     elif st.veto == NOBODY and st.cards[seat] is None and seat in st.team:
         choices = _MISSION_CARD[st.spy[seat]]

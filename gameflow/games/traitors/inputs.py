@@ -156,7 +156,7 @@ def _player_legal(game: Game, st: Traitors, player: str) -> tuple[ActionSpec, ..
             if targets:
                 specs.append(ActionSpec(Vote.kind, seq, tuple(fields)))
         if name == REVOTE and t.kind == TIE and seat in t.candidates and t.pleas[seat] is None:
-            specs.append(ActionSpec(Plea.kind, seq))
+            specs.append(ActionSpec(Plea.kind, seq, (Field("text", (), free=True),)))
     if name == NIGHT and st.role[seat] == TRAITOR:
         force = night.must_force(st, day)
         if st.pending is None and st.night_votes[seat] is None:
