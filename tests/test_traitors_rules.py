@@ -314,3 +314,14 @@ def test_missed_night_votes_are_not_counted_so_the_host_cannot_spot_traitors() -
     # fia missed the day-1 and day-2 round-table votes like the other non-voters.
     assert missed["ana"] == missed["bo"] == 0
     assert missed["fia"] >= 1
+
+
+def test_unset_final_day_follows_the_table_size() -> None:
+    from gameflow.games.traitors.length import default_final_day
+
+    for n in (6, 12, 24):
+        players = [f"p{i}" for i in range(n)]
+        game, _ = setup_game({"game": "traitors", "players": players, "seed": 1, "options": {}})
+        assert st(game).final_day == default_final_day(n)
+    game, _ = setup_game(script([], final_day=5))
+    assert st(game).final_day == 5

@@ -26,7 +26,7 @@ def script(
     days: dict[str, Any] | None = None,
     **options: Any,
 ) -> dict[str, Any]:
-    opts = {"pacing": "fast", "missions": "host", "dagger": True, "recruit": True}
+    opts = {"pacing": "fast", "missions": "host", "dagger": True, "recruit": True, "final_day": 12}
     opts.update(options)
     return {
         "game": "traitors",

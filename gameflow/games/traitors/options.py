@@ -21,6 +21,7 @@ from typing import Any, Final
 from gameflow.core.clock import Zone, local_day
 from gameflow.core.clock import at as clock_at
 from gameflow.core.state import Game
+from gameflow.games.traitors.length import default_final_day
 from gameflow.games.traitors.state import (
     ANSWER,
     END_VOTE,
@@ -43,7 +44,7 @@ DEFAULTS: dict[str, Any] = {
     "dagger": True,
     "recruit": True,
     "death_list": False,
-    "final_day": 12,
+    "final_day": 0,  # 0: by the table size (length.default_final_day)
     "traitors": 0,  # 0: by the table in the digest
     "death_list_size": 3,
     "plea_seconds": 60.0,
@@ -185,7 +186,7 @@ def config_for(game: Game) -> Config:
         raise ValueError("pacing")
     if game.option("missions") not in MISSION_KINDS:
         raise ValueError("missions")
-    final_day = int(game.option("final_day"))
+    final_day = int(game.option("final_day")) or default_final_day(len(game.players))
     if final_day < 1:
         raise ValueError("final_day")
     return Config(
