@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# The tests never follow the product's own Redis setting (a developer may have
+# REDIS_URL in their shell for `muldvarp serve`): tests that need Redis use the
+# tests' own server (tests/redis_server.py), and settings tests set it themselves.
+os.environ.pop("REDIS_URL", None)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"

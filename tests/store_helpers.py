@@ -5,7 +5,6 @@ game whose spec field names are its script-step keys), and a fake clock."""
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -21,7 +20,6 @@ from gameflow.replay import parse_step
 
 T0 = 1_800_000_000.0
 HOST = "tg:host"
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 T = TypeVar("T")
 
 
@@ -125,19 +123,11 @@ def final(seed: int, players: int = 6) -> Game:
 
 
 def redis_url_or_fail() -> str:
-    """The test Redis URL; a missing Redis skips locally and FAILS under CI."""
-    import redis
+    """The tests' own Redis (tests/redis_server.py: given for tests, or started
+    by them; never the machine's); missing, it skips locally and FAILS under CI."""
+    from tests.redis_server import test_redis_url
 
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs a Redis at {REDIS_URL}: {exc}")
-        pytest.skip(f"no Redis at {REDIS_URL} (set CI=1 to make this a failure)")
-    finally:
-        client.close()
-    return REDIS_URL
+    return test_redis_url()
 
 
 def unique_prefix() -> str:

@@ -1,4 +1,4 @@
-"""The leader lease on a real Redis (REDIS_URL; under CI a missing Redis fails).
+"""The leader lease on a real Redis (the tests' own; under CI a missing Redis fails).
 
 Short TTLs keep these fast; every test uses a key prefix of its own and deletes it.
 """
@@ -6,7 +6,6 @@ Short TTLs keep these fast; every test uses a key prefix of its own and deletes 
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import Awaitable, Callable
 
@@ -15,24 +14,15 @@ import redis
 from redis.asyncio import Redis
 
 from scheduler.lease import Lease
+from tests.store_helpers import redis_url_or_fail
 
 pytestmark = pytest.mark.scheduler
 
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-
 
 def redis_or_fail() -> str:
-    """The Redis URL; a missing Redis skips locally and FAILS when CI is set."""
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs a Redis at {REDIS_URL}: {exc}")
-        pytest.skip(f"no Redis at {REDIS_URL} (set CI=1 to make this a failure)")
-    finally:
-        client.close()
-    return REDIS_URL
+    """The tests' own Redis (tests/redis_server.py); missing, it skips locally
+    and FAILS when CI is set."""
+    return redis_url_or_fail()
 
 
 def unique_prefix() -> str:
@@ -40,7 +30,7 @@ def unique_prefix() -> str:
 
 
 def drop(prefix: str) -> None:
-    client = redis.Redis.from_url(REDIS_URL)
+    client = redis.Redis.from_url(redis_or_fail())
     try:
         keys = list(client.scan_iter(match=prefix + "*", count=500))
         if keys:
