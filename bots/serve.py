@@ -233,6 +233,7 @@ def serve(settings: Settings) -> int:
     import uvicorn
 
     from adapters.tv import logfilter
+    from bots import logsafe
 
     logging.basicConfig(
         level=settings.log_level,
@@ -240,6 +241,7 @@ def serve(settings: Settings) -> int:
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    logsafe.install(settings.secrets())  # no token in any log line, at any level
     rt = build_runtime(settings)
     sched = scheduler_for(rt)
     background = [sched] if sched is not None else []

@@ -85,6 +85,22 @@ class Settings(BaseSettings):
     internal_token: str | None = Field(None, validation_alias="MULDVARP_INTERNAL_TOKEN")
     log_level: str = Field("INFO", validation_alias="LOG_LEVEL")
 
+    def secrets(self) -> tuple[str, ...]:
+        """Every configured value that must never reach a log line: tokens,
+        shared secrets, and the password in the Redis URL (bots/logsafe.py)."""
+        values = [
+            self.telegram_bot_token,
+            self.telegram_webhook_secret,
+            self.twilio_auth_token,
+            self.internal_token,
+            self.sms_id_key,
+        ]
+        if self.redis_url:
+            from urllib.parse import urlsplit
+
+            values.append(urlsplit(self.redis_url).password)
+        return tuple(v for v in values if v)
+
     @field_validator(
         "public_base_url",
         "redis_url",
