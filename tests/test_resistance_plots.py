@@ -7,10 +7,11 @@ import json
 from collections.abc import Sequence
 
 import pytest
-from resistance_helpers import players, public_texts, start, texts
+from resistance_helpers import Driver, players, public_texts, start, texts
 
 from gameflow.core.engine import legal, view
 from gameflow.core.events import Event, Kind
+from gameflow.core.question import asked
 from gameflow.games.resistance import RESISTANCE
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 from gameflow.games.resistance.cards import CARD_IDS, PLOT_CARDS, deck_for
@@ -209,6 +210,63 @@ def test_opinion_makers_vote_first_and_in_public() -> None:
     # permanent: still in play for the next vote
     d.deadline()
     assert d.st.holds(d.game.seat("dag"), "opinion_maker")
+
+
+def _makers_vote(n: int = 7) -> Driver:
+    d = start(n, spies=["ana", "bo", "fred"], deck=["opinion_maker", "opinion_maker"])
+    d.ok(Give("cy", None, "opinion_maker", "dag"))
+    d.ok(Give("cy", None, "opinion_maker", "eli"))
+    d.propose("cy", "dag")
+    return d
+
+
+def _seats(d: Driver, *names: str) -> tuple[int, ...]:
+    return tuple(sorted(d.game.seat(p) for p in names))
+
+
+def test_only_the_opinion_makers_are_asked_and_awaited_before_they_vote() -> None:
+    d = _makers_vote()
+    assert RESISTANCE.awaiting(d.game) == _seats(d, "dag", "eli")
+    assert RESISTANCE.expected(d.game) == _seats(d, "dag", "eli")
+    assert set(asked(d.game)) == {"dag", "eli"}
+    first = d.game.phase.seq
+    d.now += 30
+    d.ok(Vote("dag", None, True))
+    events = d.ok(Vote("eli", None, False))
+    # everyone else is asked now, in a vote of their own with the whole time
+    assert d.phase == "team_vote" and d.game.phase.seq == first + 1
+    assert d.game.phase.deadline == d.now + 120
+    others = [p for p in d.game.players if p not in ("dag", "eli")]
+    assert sorted(e.to for e in events if e.kind == Kind.PROMPT) == sorted(others)
+    assert set(asked(d.game)) == set(others)
+    assert RESISTANCE.awaiting(d.game) == _seats(d, *others)
+    assert len(RESISTANCE.expected(d.game)) == 7
+
+
+def test_opinion_makers_who_let_the_time_run_out_cost_nobody_else_a_miss() -> None:
+    d = _makers_vote()
+    d.ok(Vote("dag", None, False))
+    events = d.deadline()  # eli never votes: the others were not asked yet
+    assert "The opinion makers have voted: Dag: reject, Eli: no vote." in public_texts(events)
+    missed = view(d.game, "@host")["missed"]
+    assert missed == {p: int(p == "eli") for p in d.game.players}
+    assert d.phase == "team_vote" and "eli" not in asked(d.game)
+    d.refused(Vote("eli", None, True), "opinion_missed")
+    d.votes(yes=["ana", "bo", "cy"])  # 3 of 7: eli's missing vote counts as a rejection
+    assert d.st.proposals[-1].votes[d.game.seat("eli")] is None
+    assert not d.st.proposals[-1].approved
+    missed = view(d.game, "@host")["missed"]
+    assert missed == {"ana": 0, "bo": 0, "cy": 0, "dag": 0, "eli": 1, "fred": 1, "gro": 1}
+    # two vote deadlines in a row without voting: only the players asked both times
+    assert d.leader == "dag"
+    d.propose("dag", "ana")
+    reports = [e for e in d.deadline() if e.kind == Kind.HOST]
+    assert texts(reports) == ["Eli has missed two deadlines in a row."]
+    reports = [e for e in d.deadline() if e.kind == Kind.HOST]
+    assert texts(reports) == [
+        "Fred has missed two deadlines in a row.",
+        "Gro has missed two deadlines in a row.",
+    ]
 
 
 def test_take_responsibility_takes_a_card_or_nothing() -> None:

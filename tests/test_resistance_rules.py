@@ -300,7 +300,7 @@ def test_script_steps_parse_and_print_back() -> None:
 # -- heroes, timers, options -----------------------------------------------------------------
 
 
-def test_heroes_are_off_by_default_and_drawn_each_round_when_on() -> None:
+def test_heroes_are_off_by_default_and_drawn_each_mission_round_when_on() -> None:
     assert RESISTANCE.default_options()["heroes"] is False
     d = start(5)
     assert "hero" not in view(d.game, None)["resistance"]
@@ -309,9 +309,16 @@ def test_heroes_are_off_by_default_and_drawn_each_round_when_on() -> None:
     assert first in shipped_heroes("en")
     assert view(d.game, None)["resistance"]["hero"] == first
     d.propose("cy", "dag")
-    events = d.all_vote(False)
-    assert d.st.hero != first
+    events = d.all_vote(False)  # a new proposal of the same mission: the same hero card
+    assert d.st.hero == first and d.st.hero_count == 1
+    assert not any(t.startswith("Hero card") for t in public_texts(events))
+    assert view(d.game, None)["resistance"]["hero"] == first
+    d.propose("dag", "eli")
+    d.all_vote(True)
+    events = d.mission({"dag": "success", "eli": "success"})  # mission 2: a new one
+    assert d.st.hero != first and d.st.hero_count == 2
     assert f"Hero card: {d.st.hero}" in public_texts(events)
+    assert [p.hero for p in d.st.proposals] == [first, first]
     custom = start(5, options={"heroes": True, "hero_cards": "Sing!\n# comment\n\nDance!\n"})
     assert custom.st.heroes in (("Sing!", "Dance!"), ("Dance!", "Sing!"))
 

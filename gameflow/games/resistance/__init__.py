@@ -22,9 +22,10 @@ class StepError(ValueError):
 
 
 # Each action class and its handler (game, action, seat): one lookup per input.
+# (A vote is most inputs; it is handled first, and gets the time: the last
+# opinion maker's vote opens the vote to everyone else with a fresh timer.)
 _HANDLERS: dict[type[Action], Callable[[Game, Any, int], Accepted[Game] | Rejected]] = {
     Propose: inputs.propose,
-    Vote: inputs.vote,
     Mission: inputs.mission,
     Give: plots.give,
     Play: plots.play,
@@ -58,11 +59,14 @@ class ResistanceRules:
         return flow.start(game, now)
 
     def act(self, game: Game, action: Action, now: float) -> Accepted[Game] | Rejected:
+        by, players = action.by, game.players
+        seat = players.index(by) if by in players else -1
+        if type(action) is Vote:
+            return inputs.vote(game, action, seat, now)
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise TypeError(f"not a Resistance action: {action!r}")
-        by, players = action.by, game.players
-        return handler(game, action, players.index(by) if by in players else -1)
+        return handler(game, action, seat)
 
     def end_phase(self, game: Game, now: float) -> Accepted[Game]:
         return flow.end_phase(game, now)

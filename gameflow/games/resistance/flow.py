@@ -48,7 +48,7 @@ from gameflow.games.resistance.state import (
     Resistance,
     TeamVote,
 )
-from gameflow.games.resistance.texts import NO_ONE, card_name, mission_card, team_msg
+from gameflow.games.resistance.texts import NO_ONE, card_name, mission_card, team_msg, vote_msg
 
 
 def config_for(game: Game) -> Config:
@@ -173,12 +173,15 @@ _LEADER: Final = _F["leader"]
 _RESULTS: Final = _F["results"]
 _MISSION_NO: Final = _F["mission"]
 _REJECTIONS: Final = _F["rejections"]
+_OPINIONS: Final = _F["opinions_shown"]
 _NONE: Final = {n: (None,) * n for n in SIZES}
 _new: Final = tuple.__new__
 _ON_MISSION: Final = {
     m: msg(N_("The team goes on mission {mission}."), mission=m) for m in range(1, MISSIONS + 1)
 }
 _VOTE_ON: Final = N_("Vote on the team {names}: approve or reject.")
+_VOTE_FIRST: Final = N_("Vote on the team {names}. The opinion makers vote first: {makers}.")
+_NO_VOTE: Final = msg(N_("no vote"))
 _APPROVED: Final = N_(
     "The team is approved ({yes} of {count}). Approve: {approve}. Reject: {reject}."
 )
@@ -202,15 +205,16 @@ def _with_rules_phase(game: Game, st: Resistance, phase: Phase) -> Game:
 def start_proposal(
     game: Game, st: Resistance, now: float, events: list[Event], first: bool
 ) -> Accepted[Game]:
-    """A new proposal round: draw plot cards (first round of a mission), draw
-    the hero card, and wait for the leader."""
+    """A new proposal round: draw plot cards and the hero card (first round of
+    a mission), and wait for the leader."""
     n = len(game.players)
     hand: tuple[str, ...] = ()
     deck = st.deck
     draw = st.config.draw
     if first and draw:
         hand, deck = deck[:draw], deck[draw:]
-    hero = st.heroes[st.hero_count % len(st.heroes)] if st.heroes else ""
+    # The hero card is drawn with the plot cards, once per mission round.
+    hero = st.heroes[st.hero_count % len(st.heroes)] if st.heroes and first else ""
     none = _NONE[n]  # 5 to 10 players, as SIZES
     values = list(st)
     values[_DECK] = deck
@@ -224,8 +228,8 @@ def start_proposal(
     values[_VETO] = NOBODY
     values[_SPOTLIGHT] = ()
     values[_WATCH] = ()
-    values[_HERO] = hero
     if hero:
+        values[_HERO] = hero
         values[_HERO_COUNT] = st.hero_count + 1
     st = _new(Resistance, values)
     config = st.config
@@ -264,6 +268,9 @@ def end_phase(game: Game, now: float) -> Accepted[Game]:
     if name == PROPOSAL:
         return _end_proposal(game, now)
     if name == TEAM_VOTE:
+        st: Resistance = game.rules
+        if st.makers_first():  # the opinion makers' time ran out
+            return open_vote(game, st, now, [])
         return _end_vote(game, now)
     return _end_mission(game, now)
 
@@ -300,11 +307,45 @@ def _end_proposal(game: Game, now: float) -> Accepted[Game]:
     seq = phase.seq
     names = game.names
     team: tuple[Msg | str | int, ...] = tuple([names[s] for s in st.team])
-    events.append(announce(msg(_VOTE_ON, names=team), seq))
-    events += prompts(game.players, seq)
+    makers = st.opinion_makers()
+    if makers:  # only they are asked now; everyone else once they have voted
+        st = replace_at(st, _OPINIONS, False)
+        first: tuple[Msg | str | int, ...] = tuple([names[s] for s in makers])
+        events.append(announce(msg(_VOTE_FIRST, names=team, makers=first), seq))
+        events += prompts([game.players[s] for s in makers], seq)
+        game = with_rules(game, st)
+    else:
+        events.append(announce(msg(_VOTE_ON, names=team), seq))
+        events += prompts(game.players, seq)
     events += timers
     events.append(changed(seq))
     return accepted(replace_at(game, _PHASE, phase), tuple(events))
+
+
+def open_vote(game: Game, st: Resistance, now: float, events: list[Event]) -> Accepted[Game]:
+    """The opinion makers have voted (or their time ran out: a missing vote is
+    a rejection, as always): their votes are shown, and everyone else is asked
+    in a team vote of its own, with the whole vote time. Nobody is waited for,
+    or counted as missing a deadline, before they were asked."""
+    names = game.names
+    shown = tuple(
+        msg(
+            N_("{name}: {choice}"),
+            name=names[s],
+            choice=_NO_VOTE if st.votes[s] is None else vote_msg(bool(st.votes[s])),
+        )
+        for s in st.opinion_makers()
+    )
+    st = replace_at(st, _OPINIONS, True)
+    phase, timers = enter(game, TEAM_VOTE, st.mission, st.config.vote_seconds, now)
+    seq = phase.seq
+    events.append(announce(msg(N_("The opinion makers have voted: {votes}."), votes=shown), seq))
+    makers = st.opinion_makers()
+    rest = [p for s, p in enumerate(game.players) if s not in makers and st.votes[s] is None]
+    events += prompts(rest, seq)
+    events += timers
+    events.append(changed(seq))
+    return accepted(_with_rules_phase(game, st, phase), tuple(events))
 
 
 def _end_vote(game: Game, now: float) -> Accepted[Game]:

@@ -16,11 +16,9 @@ from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.state import Game, input_state, replace_at, update
 from gameflow.core.text import N_, msg
+from gameflow.games.resistance import flow
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
-from gameflow.games.resistance.cards import (
-    MISSION_CARDS,
-    OPINION_MAKER,
-)
+from gameflow.games.resistance.cards import MISSION_CARDS
 from gameflow.games.resistance.plots import play_targets, playable
 from gameflow.games.resistance.state import (
     FAIL,
@@ -51,8 +49,7 @@ _MISSION_CARD: Final = {
 
 
 def opinion_makers(st: Resistance) -> tuple[int, ...]:
-    makers = [h.seat for h in st.held if h.card == OPINION_MAKER]
-    return tuple(sorted(set(makers))) if makers else ()
+    return st.opinion_makers()
 
 
 def mission_choices(st: Resistance, seat: int) -> tuple[str, ...]:
@@ -90,33 +87,29 @@ def propose(game: Game, a: Propose, seat: int) -> Accepted[Game] | Rejected:
     return accepted(new, (announce(text, seq), changed(seq)))
 
 
-def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
+def vote(game: Game, a: Vote, seat: int, now: float) -> Accepted[Game] | Rejected:
     st: Resistance = game.rules
     if game.phase.name != TEAM_VOTE:
         return reject("wrong_phase", N_("Teams are voted on in the team vote phase."))
     if st.votes[seat] is not None:
         return reject("locked", N_("You have already voted."))
-    makers = opinion_makers(st) if st.held else ()
-    if makers and seat not in makers and any(st.votes[s] is None for s in makers):
+    makers = st.opinion_makers() if st.held else ()
+    if makers and not st.opinions_shown and seat not in makers:
         return reject("opinion_first", N_("The opinion makers vote first; wait for them."))
+    if makers and st.opinions_shown and seat in makers:
+        return reject("opinion_missed", N_("Your time as opinion maker ran out: no vote now."))
     approve = bool(a.approve)
     votes = list(st.votes)
     votes[seat] = approve
-    new = input_state(game, replace_at(st, _VOTES, tuple(votes)))
+    st = replace_at(st, _VOTES, tuple(votes))
+    new = input_state(game, st)
     seq = game.phase.seq
     locked = tell(game.players[seat], _LOCKED[approve], seq)
-    if not (makers and seat in makers and all(votes[s] is not None for s in makers)):
+    if st.opinions_shown or not makers or any(votes[s] is None for s in makers):
         return accepted(new, (locked, changed(seq)))
-    shown = tuple(
-        msg(
-            N_("{name}: {choice}"),
-            name=game.names[s],
-            choice=vote_msg(bool(votes[s])),
-        )
-        for s in makers
-    )
-    opinions = announce(msg(N_("The opinion makers have voted: {votes}."), votes=shown), seq)
-    return accepted(new, (locked, opinions, changed(seq)))
+    # The last opinion maker has voted: show their votes and ask everyone else.
+    opened = flow.open_vote(new, st, now, [locked])
+    return accepted(opened.state, opened.events)
 
 
 def mission(game: Game, a: Mission, seat: int) -> Accepted[Game] | Rejected:
@@ -156,6 +149,16 @@ def _mission_holder(st: Resistance, seat: int) -> bool:
     return st.veto == NOBODY and any(h.seat == seat and h.card in MISSION_CARDS for h in st.held)
 
 
+def _asked(st: Resistance, seat: int) -> bool:
+    """Whether `seat` is asked in this team vote (its vote may be in already):
+    with opinion makers, first only they are, then everyone else (a maker who
+    let the time run out has no vote any more)."""
+    makers = st.opinion_makers()
+    if not makers:
+        return True
+    return (seat in makers) != st.opinions_shown or st.votes[seat] is not None
+
+
 def awaiting(game: Game) -> tuple[int, ...]:
     """Who the phase waits for. In the mission phase that includes holders of
     mission-phase plot cards (until they play or pass), so automatic advancing
@@ -164,7 +167,11 @@ def awaiting(game: Game) -> tuple[int, ...]:
     name = game.phase.name
     if name == TEAM_VOTE:  # asked after every vote: the common case first
         votes = st.votes
-        return tuple([s for s, v in enumerate(votes) if v is None]) if None in votes else ()
+        if None not in votes:
+            return ()
+        if st.held:  # opinion makers first, then everyone else
+            return tuple([s for s in range(len(votes)) if votes[s] is None and _asked(st, s)])
+        return tuple([s for s, v in enumerate(votes) if v is None])
     if name == PROPOSAL:
         if not st.pending:  # no plot card waits for a choice: only the leader may owe
             return (st.leader,) if st.hand or not st.team else ()
@@ -189,7 +196,7 @@ def ready(game: Game) -> bool:
     name = game.phase.name
     st: Resistance = game.rules
     if name == TEAM_VOTE:
-        return None not in st.votes
+        return None not in st.votes or (bool(st.held) and not awaiting(game))
     if name == MISSION and not st.held:  # no plot card holder to wait for
         cards = st.cards
         return st.veto != NOBODY or all([cards[s] is not None for s in st.team])
@@ -202,6 +209,8 @@ def expected(game: Game) -> tuple[int, ...]:
     if name == PROPOSAL:
         return tuple(sorted({st.leader} | {h.seat for h in st.pending}))
     if name == TEAM_VOTE:
+        if st.held:
+            return tuple([s for s in range(len(game.players)) if _asked(st, s)])
         return tuple(range(len(game.players)))
     if name == MISSION:
         return st.team
@@ -228,12 +237,9 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
     seat = players.index(player)
     seq = phase.seq
     if name == TEAM_VOTE:  # most calls: a vote, or nothing (no plot card plays now)
-        if st.votes[seat] is not None:
+        if st.votes[seat] is not None or (st.held and not _asked(st, seat)):
             return ()
-        makers = opinion_makers(st) if st.held else ()
-        if not makers or seat in makers or all(st.votes[s] is not None for s in makers):
-            return (_new(ActionSpec, (_VOTE, seq, _APPROVE)),)
-        return ()
+        return (_new(ActionSpec, (_VOTE, seq, _APPROVE)),)
     plots = bool(st.held or st.pending)
     specs: list[ActionSpec] = []
     if name == PROPOSAL:

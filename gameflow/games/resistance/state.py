@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
+from gameflow.games.resistance.cards import OPINION_MAKER
+
 RESISTANCE: Final = "resistance"
 SPIES: Final = "spies"
 SPY: Final = "spy"
@@ -148,8 +150,11 @@ class Resistance(NamedTuple):
     knowledge: tuple[tuple[Fact, ...], ...] = ()  # per seat: private facts
     # hero add-on
     heroes: tuple[str, ...] = ()  # the hero list in drawn order
-    hero: str = ""  # this proposal round's hero card
+    hero: str = ""  # this mission round's hero card
     hero_count: int = 0
+    # Team vote with opinion makers: False while only they are asked; True once
+    # their votes are shown (or their time ran out) and everyone else is asked.
+    opinions_shown: bool = False
 
     @property
     def team_size(self) -> int:
@@ -167,3 +172,13 @@ class Resistance(NamedTuple):
 
     def owes(self, seat: int, card: str) -> bool:
         return (seat, card) in self.pending
+
+    def opinion_makers(self) -> tuple[int, ...]:
+        """The seats holding an Opinion Maker, in seat order (usually none)."""
+        if not self.held:
+            return ()
+        return tuple(sorted({h.seat for h in self.held if h.card == OPINION_MAKER}))
+
+    def makers_first(self) -> tuple[int, ...]:
+        """The opinion makers while only they are asked in a team vote, else ()."""
+        return () if self.opinions_shown else self.opinion_makers()

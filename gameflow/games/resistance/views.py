@@ -12,14 +12,18 @@ secrets; the host's view adds who is still to act and nothing secret.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
-from gameflow.core.text import Msg
+from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.games.resistance.cards import CARDS, OPINION_MAKER
 from gameflow.games.resistance.inputs import awaiting, expected, legal, opinion_makers
+from gameflow.games.resistance.plots import playable
 from gameflow.games.resistance.state import (
+    MISSION,
     NOBODY,
+    PROPOSAL,
     RESISTANCE,
     SPY,
     TEAM_VOTE,
@@ -28,6 +32,7 @@ from gameflow.games.resistance.state import (
     Resistance,
     TeamVote,
 )
+from gameflow.games.resistance.texts import card_name
 
 
 def _id(game: Game, seat: int) -> str | None:
@@ -165,6 +170,76 @@ def record(game: Game) -> dict[str, Any]:
     return out
 
 
+# The context lines of a question: short (an SMS costs per segment), and fixed
+# for the phase apart from the player's own answers, so that another player's
+# input never re-sends a question.
+_PICK: Final = N_("Mission {mission}, proposal {attempt} of {max}: pick a team of {size}.")
+_PICK_TWO: Final = N_(
+    "Mission {mission}, proposal {attempt} of {max}: pick a team of {size}. "
+    "It fails only with 2 fail cards."
+)
+_TEAM: Final = N_("Mission {mission}, proposal {attempt} of {max}. The team: {names}.")
+_ON_MISSION: Final = N_("Mission {mission}, team {names}: play your mission card.")
+_ON_MISSION_TWO: Final = N_(
+    "Mission {mission}, team {names}: play your mission card. It fails only with 2 fail cards."
+)
+_CARD: Final = N_("{card}: {effect}")
+
+
+def card_line(card: str) -> Msg:
+    """A plot card by its name, and what it does."""
+    return msg(_CARD, card=card_name(card), effect=Msg(CARDS[card].effect))
+
+
 def ask(game: Game, player: str) -> tuple[Msg, ...]:
-    """The context lines of `player`'s open question (gameflow.core.question)."""
-    return ()
+    """The context lines of `player`'s open question (gameflow.core.question):
+    the leader is told the mission, the proposal count and the team size; a
+    voter the team and the proposal count; a team member the mission; a
+    plot-card holder what each card they may play does; the leader the cards
+    they still give out."""
+    seat = game.seat(player)
+    if not game.running or seat < 0:
+        return ()
+    st: Resistance = game.rules
+    name = game.phase.name
+    cfg = st.config
+    mission = st.mission
+    attempt = st.rejections + 1
+    names = game.names
+    lines: list[Msg] = []
+    if name == PROPOSAL:
+        if seat == st.leader and st.hand:
+            cards = tuple(card_name(c) for c in st.hand)
+            lines.append(
+                nmsg(
+                    "Give this plot card to another player: {cards}.",
+                    "Give these plot cards, each to another player: {cards}.",
+                    len(cards),
+                    cards=cards,
+                )
+            )
+        if seat == st.leader and not st.team:
+            two = cfg.fails_needed(mission) > 1
+            lines.append(
+                msg(
+                    _PICK_TWO if two else _PICK,
+                    mission=mission,
+                    attempt=attempt,
+                    max=cfg.max_rejections,
+                    size=st.team_size,
+                )
+            )
+    elif name == TEAM_VOTE:
+        team = tuple(names[s] for s in st.team)
+        if legal(game, player):
+            lines.append(
+                msg(_TEAM, mission=mission, attempt=attempt, max=cfg.max_rejections, names=team)
+            )
+            if seat in st.makers_first():
+                lines.append(card_line(OPINION_MAKER))
+    elif name == MISSION and seat in st.team and st.cards[seat] is None and st.veto == NOBODY:
+        two = cfg.fails_needed(mission) > 1
+        team = tuple(names[s] for s in st.team)
+        lines.append(msg(_ON_MISSION_TWO if two else _ON_MISSION, mission=mission, names=team))
+    lines.extend(card_line(card) for card in playable(game, seat))
+    return tuple(lines)
