@@ -1,4 +1,4 @@
-"""The `muldvarp` command: replay, simulate, demo (and, as they land, serve/export).
+"""The `muldvarp` command: serve, demo, replay, simulate and export.
 
 Thin on purpose: each subcommand parses its arguments and calls one function of
 the package that owns the work.
@@ -38,7 +38,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from bots import export
 
-    return export.main(args.game_id, args.store or export.default_store_url())
+    return export.main(args.game, args.store, args.env_file)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -47,8 +47,18 @@ def _serve(args: argparse.Namespace) -> int:
     return serve_main(host=args.host, port=args.port, env_file=args.env_file)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("muldvarp")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="muldvarp", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("replay", help="run a game script and print its public record")
@@ -67,9 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "demo", help="play a whole game with simulated players, no credentials needed"
     )
-    p.add_argument("--players", type=int, default=7)
-    p.add_argument("--seed", default="demo")
-    p.add_argument("--lang", choices=["nb", "sr", "en"], default="en")
+    p.add_argument("--players", type=int, default=7, help="how many simulated players (5-15)")
+    p.add_argument("--seed", default="demo", help="the game's seed: the same seed, the same game")
+    p.add_argument(
+        "--lang", choices=["nb", "sr", "en"], default="en", help="the language of every text"
+    )
     p.add_argument("--delay", type=float, default=0.0, help="seconds to wait between events")
     p.add_argument(
         "--tv",
@@ -80,11 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_demo)
 
     p = sub.add_parser("export", help="write a stored game as a game script (JSON) on stdout")
-    p.add_argument("game_id")
+    p.add_argument("game", help="the game's join code (as the host was shown it) or its id")
     p.add_argument(
         "--store",
-        help="redis://... or a SQLite file (default: $MULDVARP_STORE, $REDIS_URL, muldvarp.sqlite3)",
+        help="redis://... or an existing SQLite file (default: the store `serve` uses, "
+        "from .env, DATA_DIR, REDIS_URL and MULDVARP_PREFIX)",
     )
+    p.add_argument("--env-file", help="settings file, as for serve (default .env, if it exists)")
     p.set_defaults(func=_export)
 
     p = sub.add_parser(

@@ -96,46 +96,65 @@ def export_script(initial: Game, entries: Sequence[Mapping[str, Any]]) -> dict[s
     return script
 
 
-async def export_game(store: GameStore, game_id: str) -> dict[str, Any]:
-    initial = await store.initial(game_id)
+async def export_game(store: GameStore, game: str) -> dict[str, Any]:
+    """The script of `game`: its id, or the join code a host was shown."""
+    initial = await store.initial(game)
+    if initial is None and len(game) <= 8:
+        found = await store.game_for_code(game.upper())
+        initial = await store.initial(found) if found else None
     if initial is None:
-        raise LookupError(f"no game {game_id!r}")
-    return export_script(initial, await store.log(game_id))
-
-
-def default_store_url() -> str:
-    import os
-
-    return os.environ.get("MULDVARP_STORE") or os.environ.get("REDIS_URL") or "muldvarp.sqlite3"
+        raise LookupError(f"no game with the id or join code {game!r}")
+    return export_script(initial, await store.log(initial.id))
 
 
 def open_store(url: str) -> GameStore:
-    """A store from a URL: redis://... (or rediss://), else a SQLite file path."""
+    """A store from `--store`: redis://... (or rediss://, unix://), else a SQLite
+    file path, which must exist (an export creates nothing)."""
     if url.startswith(("redis://", "rediss://", "unix://")):
         from adapters.store.redis_store import RedisStore
 
         return RedisStore.from_url(url)
+    from pathlib import Path
+
     from adapters.store.sqlite_store import SqliteStore
 
-    return SqliteStore(url.removeprefix("sqlite:///").removeprefix("sqlite://"))
+    path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
+    if not Path(path).is_file():
+        raise LookupError(f"no store at {path}")
+    return SqliteStore(path)
 
 
-def main(game_id: str, store_url: str) -> int:
+def settings_store(env_file: str | None) -> GameStore:
+    """The store `muldvarp serve` uses, from the same settings (`.env`,
+    `DATA_DIR`, `REDIS_URL`, `MULDVARP_PREFIX`); a missing SQLite store is an
+    error, never created."""
+    from bots.app import open_store as serve_store
+    from bots.settings import load_settings
+
+    settings = load_settings(env_file if env_file is not None else ".env")
+    if not settings.redis_url and not settings.sqlite_path.is_file():
+        raise LookupError(f"no games stored at {settings.sqlite_path} (DATA_DIR)")
+    return serve_store(settings)
+
+
+def main(game: str, store_url: str | None = None, env_file: str | None = None) -> int:
     """Print the game's script as JSON on stdout."""
     import asyncio
     import sys
 
+    from bots.settings import SettingsError
+
     async def go() -> dict[str, Any]:
-        store = open_store(store_url)
+        store = open_store(store_url) if store_url else settings_store(env_file)
         try:
-            return await export_game(store, game_id)
+            return await export_game(store, game)
         finally:
             await store.close()
 
     try:
         script = asyncio.run(go())
-    except (LookupError, ValueError) as exc:
-        print(f"export: {exc}", file=sys.stderr)
+    except (LookupError, ValueError, SettingsError) as exc:
+        print(f"muldvarp export: {exc}", file=sys.stderr)
         return 1
     sys.stdout.write(json.dumps(script, ensure_ascii=False, indent=1) + "\n")
     return 0

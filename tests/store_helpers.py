@@ -81,7 +81,10 @@ def random_action(game: Game, rng: random.Random) -> A.Action | None:
     player, spec = rng.choice(options)
     step: dict[str, Any] = {"as": player, "do": spec.kind}
     for field in spec.fields:
-        step[field.name] = rng.choice(field.options)
+        if field.free:  # the player's own words (a Traitors plea)
+            step[field.name] = rng.choice(("I am loyal.", "Not me!", ""))
+        else:
+            step[field.name] = rng.choice(field.options)
     return parse_step(game, step)
 
 
