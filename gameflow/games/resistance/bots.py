@@ -1,10 +1,16 @@
-"""Simple Resistance bots for simulations and benchmarks.
+"""Resistance bots for simulations and benchmarks.
 
-Two policies read only what a real player could know (their own player view:
-role, fellow spies, what plot cards told them, the public history):
-- `random_action`: a uniformly random legal action (benchmarks, fuzzing);
-- `simple_action`: plays its side plainly (spies fail missions and back teams
-  with a spy, the resistance avoids players it knows or suspects to be spies).
+Three policies, each reading only what a real player could know (role, fellow
+spies, what plot cards told them, the public history):
+- `reasoning_action`: the bots behind the balance tables. It builds its
+  player's view (`engine.view(game, player)`) and hands only that to
+  `reason.decide`, which weighs every spy assignment still possible
+  (`deduce.py`);
+- `simple_action`: the baseline, plain play of its side (spies fail missions
+  and back teams with a spy, the resistance avoids players it knows or counts
+  as suspect); it reads the state for its own player's role and plot-card
+  facts only, and is kept unchanged for the benchmarks' fingerprint;
+- `random_action`: a uniformly random legal action (benchmarks, fuzzing).
 
 `play_game` runs a whole game through the core with a seeded policy, and
 `spy_win_rates` plays many games per player count: the figures behind
@@ -19,7 +25,7 @@ from itertools import combinations
 from typing import Any, Final
 
 from gameflow.core import actions as A
-from gameflow.core.engine import apply, legal, new_game
+from gameflow.core.engine import apply, legal, new_game, view
 from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Rejected
 from gameflow.core.state import Game
@@ -30,6 +36,7 @@ from gameflow.games.resistance.cards import (
     NO_CONFIDENCE,
     STRONG_LEADER,
 )
+from gameflow.games.resistance.reason import decide
 from gameflow.games.resistance.state import FAIL, SPIES, SUCCESS, Resistance
 
 Policy = Callable[[Game, str, ActionSpec, random.Random], A.Action | None]
@@ -134,6 +141,20 @@ def simple_action(game: Game, player: str, spec: ActionSpec, rng: random.Random)
     return None
 
 
+def reasoning_action(
+    game: Game, player: str, spec: ActionSpec, rng: random.Random
+) -> A.Action | None:
+    """The reasoning bot: it sees `player`'s view and the host's (public) spy count."""
+    return decide(view(game, player), player, spec, rng, spies=int(game.option("spies", 0)))
+
+
+POLICIES: Final[dict[str, Policy]] = {
+    "reasoning": reasoning_action,
+    "simple": simple_action,
+    "random": random_action,
+}
+
+
 def _ok(result: Any) -> Game:
     assert not isinstance(result, Rejected), result
     state: Game = result.state
@@ -153,11 +174,14 @@ def play_game(
     policy: Policy,
     rng: random.Random,
     on_action: Callable[[A.Action, float], None] | None = None,
+    limit: int | None = None,
 ) -> Game:
-    """Play `game` to its end: each player in seat order acts on their legal
-    actions; when nobody acts, the phase's deadline fires."""
+    """Play `game` to its end (or for `limit` inputs): each player in seat order
+    acts on their legal actions; when nobody acts, the phase's deadline fires."""
     now = EPOCH
-    while not game.over:
+    done = 0
+    while not game.over and (limit is None or done < limit):
+        done += 1
         progressed = False
         for p in game.players:
             for spec in legal(game, p):
@@ -184,18 +208,34 @@ def play_game(
 
 
 def spy_win_rates(
-    counts: Iterable[int], games: int, seed: int = 0, options: dict[str, Any] | None = None
+    counts: Iterable[int],
+    games: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    policy: Policy = simple_action,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[int, float]:
-    """The spies' share of wins with the simple bots, per player count."""
+    """The spies' share of wins with `policy` bots, per player count (game g of
+    every count is seeded `seed + g`). `progress` hears each finished game."""
     out: dict[int, float] = {}
     for n in counts:
         wins = 0
         for g in range(games):
             s = seed + g
-            end = play_game(start_game(n, s, options), simple_action, random.Random(s))
+            end = play_game(start_game(n, s, options), policy, random.Random(s))
             wins += end.winner == SPIES
+            if progress is not None:
+                progress(1)
         out[n] = wins / games
     return out
 
 
-__all__ = ["play_game", "random_action", "simple_action", "spy_win_rates", "start_game"]
+__all__ = [
+    "POLICIES",
+    "play_game",
+    "random_action",
+    "reasoning_action",
+    "simple_action",
+    "spy_win_rates",
+    "start_game",
+]
