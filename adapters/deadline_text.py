@@ -13,6 +13,7 @@ in Europe).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel.dates import format_date, format_time, format_timedelta
@@ -33,6 +34,35 @@ def _zone(game: Game) -> ZoneInfo:
         return ZoneInfo("UTC")
 
 
+Unit = Literal["hour", "minute", "second"]
+
+
+def _span(seconds: int, unit: Unit, locale: str) -> str:
+    return format_timedelta(
+        timedelta(seconds=seconds), granularity=unit, threshold=1000, locale=locale
+    )
+
+
+def countdown(left: float, lang: str) -> str:
+    """ "Time left: ..." rounded down, never up: a countdown must not promise
+    more than the deadline gives (20 s left is "20 seconds", not "1 minute";
+    4 min 59 s is "4 minutes"). An hour or more names hours and minutes."""
+    locale = LOCALES.get(lang, "en_GB")
+    whole = int(left)
+    if whole < 1:
+        return render(N_("Time left: less than a minute."), lang)
+    if whole < 60:
+        span = _span(whole, "second", locale)
+    elif whole < 3600:
+        span = _span(whole - whole % 60, "minute", locale)
+    else:
+        span = _span(whole - whole % 3600, "hour", locale)
+        minutes = whole % 3600 // 60
+        if minutes:
+            span = f"{span} {_span(minutes * 60, 'minute', locale)}"
+    return render(msg(N_("Time left: {left}."), left=span), lang)
+
+
 def until(game: Game, lang: str, now: float) -> str | None:
     """The line telling when the current phase's question closes, or None when
     there is no running deadline (lobby, paused, over)."""
@@ -43,8 +73,7 @@ def until(game: Game, lang: str, now: float) -> str | None:
     left = max(0.0, deadline - now)
     campaign = game.option("pacing") == "campaign"
     if not campaign or left < CLOCK_AFTER:
-        span = format_timedelta(timedelta(seconds=max(left, 60.0)), threshold=1, locale=locale)
-        return render(msg(N_("Time left: {left}."), left=span), lang)
+        return countdown(left, lang)
     tz = _zone(game)
     at = datetime.fromtimestamp(deadline, tz)
     today = datetime.fromtimestamp(now, tz).date()

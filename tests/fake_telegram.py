@@ -312,12 +312,14 @@ class Users:
         del update["message"]["entities"]
         return update
 
-    def press(self, uid: int, name: str, message: dict[str, Any], data: str) -> dict[str, Any]:
+    def press(
+        self, uid: int, name: str, message: dict[str, Any], data: str, *, lang: str = "en"
+    ) -> dict[str, Any]:
         return {
             "update_id": next(self._update),
             "callback_query": {
                 "id": str(next(self._query)),
-                "from": self.user(uid, name),
+                "from": self.user(uid, name, lang),
                 "chat_instance": "1",
                 "data": data,
                 "message": json.loads(json.dumps(message)),

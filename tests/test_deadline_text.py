@@ -46,7 +46,24 @@ def test_a_fast_game_counts_down() -> None:
     assert until(game, "en", now) == "Time left: 5 minutes."
     assert until(game, "nb", now) == "Tid igjen: 5 minutter."
     assert until(game, "sr", now) == "Preostalo vreme: 5 minuta."
-    assert until(game, "en", now + 290) == "Time left: 1 minute."
+    # rounded down, never up: a countdown never promises more than is left
+    assert until(game, "en", now + 1) == "Time left: 4 minutes."
+    assert until(game, "en", now + 290) == "Time left: 10 seconds."
+    assert until(game, "nb", now + 280) == "Tid igjen: 20 sekunder."
+    assert until(game, "sr", now + 280) == "Preostalo vreme: 20 sekundi."
+    assert until(game, "en", now + 299.5) == "Time left: less than a minute."
+    assert until(game, "en", now + 400) == "Time left: less than a minute."
+
+
+def test_countdowns_round_down_in_every_unit() -> None:
+    from adapters.deadline_text import countdown
+
+    assert countdown(59.9, "en") == "Time left: 59 seconds."
+    assert countdown(60, "en") == "Time left: 1 minute."
+    assert countdown(119, "en") == "Time left: 1 minute."
+    assert countdown(3599, "nb") == "Tid igjen: 59 minutter."
+    assert countdown(5400, "en") == "Time left: 1 hour 30 minutes."
+    assert countdown(7199, "sr") == "Preostalo vreme: 1 sat 59 minuta."
 
 
 def test_a_campaign_names_the_clock_time_in_the_games_zone() -> None:
@@ -61,8 +78,8 @@ def test_a_campaign_names_the_clock_time_in_the_games_zone() -> None:
         assert isinstance(result, Accepted)
         night = result.state
     assert night.phase.name == "night"
-    assert until(night, "en", oslo(2026, 6, 1, 20, 30)) == "Answer by tomorrow, 07:00."
-    assert until(night, "sr", oslo(2026, 6, 1, 20, 30)) == "Odgovorite do sutra u 07:00."
+    assert until(night, "en", oslo(2026, 6, 1, 20, 30)) == "Answer by tomorrow, 08:00."
+    assert until(night, "sr", oslo(2026, 6, 1, 20, 30)) == "Odgovorite do sutra u 08:00."
 
 
 def test_a_deadline_days_away_names_the_weekday() -> None:
@@ -81,6 +98,7 @@ def test_no_line_without_a_running_deadline() -> None:
 def test_sms_prompts_in_a_campaign_say_when_they_close() -> None:
     """A campaign's texts name the clock time; a live game's stay as short as before."""
     from adapters.sms.notifier import compose
+    from adapters.sms.sheet import sheet
 
     for pacing, expect in (("campaign", True), ("fast", False)):
         game = game_at(oslo(2026, 6, 1, 7, 30), pacing=pacing)
@@ -91,6 +109,6 @@ def test_sms_prompts_in_a_campaign_say_when_they_close() -> None:
         assert game.phase.name == "roundtable"
         prompts = tuple(e for e in result.events if e.kind.name == "PROMPT" and e.to == "cy")
         assert prompts
-        lines, secret = compose(game, prompts, "cy")
+        lines, secret = compose(game, prompts, "cy", sheet(game, "cy"))
         assert secret and lines
         assert ("Answer by 20:30." in lines) is expect, lines

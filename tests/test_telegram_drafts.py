@@ -19,6 +19,7 @@ from adapters.store.redis_store import RedisStore
 from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.choice import Draft, draft_attr
 from adapters.telegram.notifier import OPEN_ATTR, parse_open
+from adapters.telegram.record import Open
 from gameflow.core import actions as A
 from gameflow.games.station.state import Choice
 from tests.fake_telegram import FakeBotApi, Harness, Users, buttons, serving
@@ -243,21 +244,21 @@ def test_a_prompt_whose_phase_closed_in_another_worker_gets_no_keyboard() -> Non
             started = await a.service.load(game_id)
             assert started.phase.name == "mission"
             notifier = a.tg.notifier
-            checks: list[int] = []
-            real = notifier._still_open
+            checks: list[str] = []
+            real = notifier.records.read
             closed_in_b = asyncio.Event()
 
-            async def still_open(game: str, seq: int) -> bool:
-                checks.append(seq)
+            async def read(game: str) -> tuple[int, Open]:
+                checks.append(game)
                 if len(checks) == 1:  # the first prompt passes its check, and then
-                    is_open = await real(game, seq)  # the phase closes in worker b
+                    found = await real(game)  # the phase closes in worker b
                     await time_runs_out(b, clock, game_id)
                     closed_in_b.set()
-                    return is_open
+                    return found
                 await closed_in_b.wait()  # the other prompts are checked after that
-                return await real(game, seq)
+                return await real(game)
 
-            notifier._still_open = still_open  # type: ignore[method-assign]
+            notifier.records.read = read  # type: ignore[method-assign]
             await a.tg.outbound.start()
             await a.tg.outbound.join()
             await b.tg.outbound.join()

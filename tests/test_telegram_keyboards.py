@@ -46,7 +46,7 @@ def started(kind: str, n: int, seed: int) -> Game:
 
 
 def test_callback_data_round_trips_and_refuses_garbage() -> None:
-    data = encode("d", GAME_ID, 1234, 14, "death_list", 3, "p14")
+    data = encode("d", GAME_ID, 1234, 14, "death_list", 3, "p14", spec=2)
     assert len(data.encode()) <= MAX_DATA
     press = decode(data)
     assert press is not None
@@ -58,7 +58,8 @@ def test_callback_data_round_trips_and_refuses_garbage() -> None:
         "death_list",
         3,
     )
-    for junk in (None, "", "x|a|1|1|k||", "a|g|one|1|k||", "a|g|1", "hello"):
+    assert (press.spec, press.value) == (2, "p14")
+    for junk in (None, "", "x|a|1|1|k|0||", "a|g|one|1|k|0||", "a|g|1|1|k|x||", "a|g|1", "hello"):
         assert decode(junk) is None
     with pytest.raises(ValueError):
         encode("a", "g" * 60, 1, 1, "vote")
@@ -96,7 +97,9 @@ def test_every_legal_spec_draws_decodable_buttons(kind: str, n: int) -> None:
                     assert text
                 step: dict[str, object] = {}
                 for f in spec.fields:
-                    if f.name in ("team", "names"):
+                    if f.free:
+                        step[f.name] = "Trust me."
+                    elif f.name in ("team", "names"):
                         step[f.name] = rng.sample([o for o in f.options if o], 2)
                     else:
                         step[f.name] = rng.choice(f.options)

@@ -100,15 +100,22 @@ def test_a_button_press_is_answered_in_the_webhook_reply(tmp_path: Path) -> None
         store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
         async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
             message = {"message_id": 5, "date": 0, "chat": {"id": 11, "type": "private"}}
-            press = h.users.press(11, "Ana", message, "a|nogame|3|0|vote||")
             headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
-            reply = await h.http.post("/telegram/webhook", json=press, headers=headers)
-            assert reply.status_code == 200
-            assert reply.json() == {
-                "method": "answerCallbackQuery",
-                "callback_query_id": press["callback_query"]["id"],
-                "text": "Det spørsmålet er allerede avsluttet.",  # no game: the default, nb
-            }
+            # no game: the toast follows the user's Telegram language
+            for lang, text in (
+                ("sr", "To pitanje je već zatvoreno."),
+                ("hr", "To pitanje je već zatvoreno."),
+                ("nn", "Det spørsmålet er allerede avsluttet."),
+                ("de", "That question has already closed."),
+            ):
+                press = h.users.press(11, "Ana", message, "a|nogame|3|0|vote|0||", lang=lang)
+                reply = await h.http.post("/telegram/webhook", json=press, headers=headers)
+                assert reply.status_code == 200
+                assert reply.json() == {
+                    "method": "answerCallbackQuery",
+                    "callback_query_id": press["callback_query"]["id"],
+                    "text": text,
+                }
             await h.tg.outbound.join()
             # the bot itself made no call (getMe and the menu are the start's): Telegram makes it
             assert {c.method for c in api.calls} == {"getMe", "setMyCommands"}

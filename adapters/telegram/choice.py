@@ -29,20 +29,12 @@ from typing import Any
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from adapters.deadline_text import until
-from adapters.telegram.keyboards import (
-    DONE_TOKEN,
-    encode,
-    encode_value,
-    field_heading,
-    is_multi,
-    kind_label,
-    rows,
-    value_label,
-)
+from adapters.telegram.keyboards import DONE_TOKEN, encode, encode_value, is_multi, rows
+from adapters.telegram.labels import heading, kind_label, title, value_label
 from gameflow.core import actions as A
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.state import Game
-from gameflow.core.text import N_, msg
+from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
 from gameflow.replay import parse_step
 
@@ -62,9 +54,10 @@ class Draft:
     chat: int = 0
     message: int = 0
     presses: list[int] = field(default_factory=list)  # the last update ids taken
+    spec: int = 0  # the spec's index in the question (two specs may share a kind)
 
-    def belongs(self, key: Key, seq: int, kind: str) -> bool:
-        return (self.chat, self.message) == key and self.seq == seq and self.kind == kind
+    def belongs(self, key: Key, seq: int, kind: str, spec: int = 0) -> bool:
+        return (self.chat, self.message, self.seq, self.kind, self.spec) == (*key, seq, kind, spec)
 
     def took(self, update_id: int) -> None:
         self.presses = [*self.presses, update_id][-KEEP_PRESSES:]
@@ -80,6 +73,7 @@ class Draft:
             "c": self.chat,
             "m": self.message,
             "u": self.presses,
+            "i": self.spec,
         }
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
@@ -100,6 +94,7 @@ class Draft:
                 int(d["c"]),
                 int(d["m"]),
                 [int(u) for u in d["u"]],
+                int(d.get("i", 0)),
             )
         except (ValueError, KeyError, TypeError):
             return None
@@ -166,10 +161,11 @@ def summary(game: Game, spec: ActionSpec, values: Mapping[str, Any], lang: str) 
     lines = []
     for f in spec.fields:
         if f.name in values and not fixed(f):
-            heading = field_heading(f.name, lang).split(",")[0].rstrip(":?")
+            head = heading(game, spec, f, lang, values).split(",")[0].split("(")[0]
+            head = head.strip().rstrip(":?")
             chosen = values[f.name] if is_multi(f) else [values[f.name]]
             text = ", ".join(value_label(game, f.name, v, lang) for v in chosen)
-            lines.append(f"• {heading}: {text}")
+            lines.append(f"• {head}: {text}")
     return lines
 
 
@@ -193,27 +189,34 @@ def editor(
     step = next_field(spec, draft)
     if step is not None:
         index, f = step
-        lines.append(field_heading(f.name, lang))
+        lines.append(heading(game, spec, f, lang, draft.values))
         chosen = draft.values.get(f.name, []) if is_multi(f) else []
         buttons = rows(
             [
                 InlineKeyboardButton(
                     ("✓ " if option in chosen else "") + value_label(game, f.name, option, lang),
                     callback_data=encode(
-                        "d", game.id, seq, seat, spec.kind, index, encode_value(game, option)
+                        "d",
+                        game.id,
+                        seq,
+                        seat,
+                        spec.kind,
+                        index,
+                        encode_value(game, option),
+                        draft.spec,
                     ),
                 )
                 for option in f.options
             ]
         )
         if is_multi(f):
-            data = encode("d", game.id, seq, seat, spec.kind, index, DONE_TOKEN)
+            data = encode("d", game.id, seq, seat, spec.kind, index, DONE_TOKEN, draft.spec)
             buttons.append([InlineKeyboardButton(render(N_("Done"), lang), callback_data=data)])
     else:
-        data = encode("s", game.id, seq, seat, spec.kind)
+        data = encode("s", game.id, seq, seat, spec.kind, spec=draft.spec)
         buttons = [[InlineKeyboardButton(send_label(game, spec.kind, lang), callback_data=data)]]
     if draft.values:
-        data = encode("r", game.id, seq, seat, spec.kind)
+        data = encode("r", game.id, seq, seat, spec.kind, spec=draft.spec)
         buttons.append([InlineKeyboardButton(render(N_("Start over"), lang), callback_data=data)])
     return "\n".join(lines), InlineKeyboardMarkup(buttons)
 
@@ -234,12 +237,23 @@ def station_title(game: Game, lang: str) -> str:
     return "\n".join(lines)
 
 
-def title_for(game: Game, spec: ActionSpec, lang: str) -> str:
-    """The editor's heading, with when the question closes (as of the phase's
-    start, so every redraw of the message says the same)."""
-    if game.kind == "station" and spec.kind == "choose":
-        title = station_title(game, lang)
+def title_for(
+    game: Game,
+    spec: ActionSpec,
+    lang: str,
+    now: float | None = None,
+    context: tuple[Msg, ...] = (),
+) -> str:
+    """The editor's heading: what is asked (the game's context lines for the
+    question when it has any), and how long is left as of `now` (the phase's
+    start when not given)."""
+    if context:
+        lines = [title(game, spec, lang), *(render(c, lang) for c in context)]
+    elif game.kind == "station" and spec.kind == "choose":
+        lines = [station_title(game, lang)]
     else:
-        title = kind_label(spec.kind, lang)
-    closes = until(game, lang, game.phase.started)
-    return f"{title}\n{closes}" if closes else title
+        lines = [title(game, spec, lang)]
+    closes = until(game, lang, game.phase.started if now is None else now)
+    if closes:
+        lines.append(closes)
+    return "\n".join(lines)

@@ -30,14 +30,15 @@ from telegram.ext import (
     filters,
 )
 
-from adapters.telegram.keyboards import game_specs, prompt_keyboard, prompt_text
-from adapters.telegram.notifier import Recent, TelegramNotifier, identity
+from adapters.telegram.keyboards import is_free, offered, prompt_keyboard, prompt_text
+from adapters.telegram.language import LANGUAGE_OF, user_lang
+from adapters.telegram.notifier import ACTING, Acting, Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound, Priority
 from adapters.telegram.presses import Presses
 from adapters.telegram.resume import RESUME_GRACE
 from bots.service import GameNotFound, GameService, Outcome
 from gameflow.core import actions as A
-from gameflow.core.engine import LANGUAGES, legal
+from gameflow.core.question import question
 from gameflow.core.result import Rejected
 from gameflow.core.rules import known_games
 from gameflow.core.state import Game
@@ -55,19 +56,18 @@ NOTHING_NOW = N_("Nothing to answer right now. Your next question comes to this 
 PRIVATELY = N_("Send /status to me in a private chat: your questions are private.")
 HOST_CONTROLS = N_("You host this game: /startgame, /pause, /resume, /advance, /end.")
 HOST_GM = N_("You host this game: /gm for the game master's actions now.")
+ANONYMOUS = N_(
+    "You are posting as the group (an anonymous admin), so I can't tell who you are. "
+    "To host or play, turn off «Remain anonymous» in your admin rights for a moment, "
+    "or send me /new station in a private chat."
+)
+ALREADY_RUNNING = N_("That game has already begun. Send /status to me for your question.")
+ALREADY_OVER = N_("That game has ended. Start a new one with /new station, resistance or traitors.")
+PLEA_SENT = N_("Sent: {text}")
+# Telegram's account that posts for a group's anonymous admins
+ANONYMOUS_BOT = 1087968824
+NEW_ANSWERED = "tg:new-answered"  # the store attribute: the /new this game answered
 
-
-# Telegram's language codes -> ours (Norwegian and the Serbo-Croatian languages).
-LANGUAGE_OF = {
-    "en": "en",
-    "nb": "nb",
-    "no": "nb",
-    "nn": "nb",
-    "sr": "sr",
-    "hr": "sr",
-    "bs": "sr",
-}
-assert set(LANGUAGE_OF.values()) == set(LANGUAGES)
 
 # The bot's command menu (the "/" button), in the order shown.
 MENU = (
@@ -80,11 +80,6 @@ MENU = (
     ("advance", N_("Host: end this phase now")),
     ("end", N_("Host: end the game")),
 )
-
-
-def user_lang(user: User | None, default: str) -> str:
-    code = (user.language_code or "") if user is not None else ""
-    return LANGUAGE_OF.get(code.split("-")[0].lower(), default)
 
 
 async def register_menu(bot: Bot, default_lang: str) -> None:
@@ -157,6 +152,25 @@ class Telegram(Presses):
             return None
         return chat, found[0], found[1]
 
+    def guarded(
+        self, callback: Callable[[Update, Context], Coroutine[Any, Any, None]]
+    ) -> Callable[[Update, Context], Coroutine[Any, Any, None]]:
+        """`callback`, except for a group's anonymous admin (Telegram posts
+        for them as the group, so nobody can be told apart): they are told how
+        to take part instead of "you are not in a game"."""
+
+        async def run(update: Update, context: Context) -> None:
+            message, chat = update.effective_message, update.effective_chat
+            sender = message.sender_chat if message is not None else None
+            user = update.effective_user
+            anonymous = sender is not None and chat is not None and sender.id == chat.id
+            if anonymous or (user is not None and user.id == ANONYMOUS_BOT):
+                self.reply(chat, render(ANONYMOUS, user_lang(user, self.default_lang)))
+                return
+            await callback(update, context)
+
+        return run
+
     # -- commands -------------------------------------------------------------------
 
     async def new(self, update: Update, context: Context) -> None:
@@ -174,13 +188,21 @@ class Telegram(Presses):
             kind, identity(user.id), lang=lang, seed=seed, key=f"tg:new:{update.update_id}"
         )
         game = created.game
+        # Telegram may deliver this /new again (after a restart): answered once.
+        if created.duplicate and await self.service.store.get_attr(game.id, NEW_ANSWERED):
+            return
+        if game.phase.name != "lobby" or created.code is None:
+            self.reply(chat, render(ALREADY_OVER if game.over else ALREADY_RUNNING, lang))
+            return
         if chat.type != Chat.PRIVATE:
             await self.notifier.set_group(game.id, chat.id)
-        link = f"https://t.me/{context.bot.username}?start={created.code}"
+        await self.service.store.set_attr(game.id, NEW_ANSWERED, str(update.update_id))
+        code = created.code
+        link = f"https://t.me/{context.bot.username}?start={code}"
         lines = [
             render(msg(N_("New game: {game}. Join with one tap:"), game=kind), lang),
             link,
-            render(msg(N_("or send /join {code} to me."), code=created.code or ""), lang),
+            render(msg(N_("or send /join {code} to me."), code=code), lang),
         ]
         # The TV link and the host's commands go to the host alone (privately,
         # when the game was made in a group): only the host sets up the screen.
@@ -338,7 +360,7 @@ class Telegram(Presses):
             self.reply(chat, render(PRIVATELY, game.lang))
             return
         if game.seat(player) < 0:  # the host: no questions, but the controls
-            acts = game.running and bool(game_specs(legal(game, player)))
+            acts = game.running and bool(offered(game, player))
             self.reply(chat, render(HOST_GM if acts else HOST_CONTROLS, game.lang))
             return
         if not await self.notifier.reprompt(game, player):
@@ -352,11 +374,15 @@ class Telegram(Presses):
         if user is None or message is None or not message.text:
             return
         found = await self.whose(user)
-        if found is None or found[0].kind != "traitors":
+        if found is None:
+            return
+        game, player = found
+        if await self.words(update, game, player, message.text):
+            return
+        if game.kind != "traitors":
             return
         from gameflow.games.traitors import relay
 
-        game, player = found
         relayed = relay(game, player, message.text)
         if isinstance(relayed, Rejected):
             self.reply(update.effective_chat, render(relayed.message, game.lang))
@@ -365,6 +391,38 @@ class Telegram(Presses):
             if event.text is not None:
                 text = render(event.text, game.lang)
                 self.notifier.private(event.to, text, protect=True, priority=Priority.CHATTER)
+
+    async def words(self, update: Update, game: Game, player: str, text: str) -> bool:
+        """A private message that answers the player's open question in their
+        own words (the Traitors plea); False if their question asks for none."""
+        from adapters.telegram.choice import build_action
+
+        q = question(game, player)
+        spec = next((s for s in q.specs if is_free(s)), None) if q is not None else None
+        if spec is None:
+            return False
+        f = next(f for f in spec.fields if f.free)
+        words = " ".join(text.split())
+        try:
+            action = build_action(game, player, spec, {f.name: words})
+        except ValueError:
+            return False
+        acting = Acting(game.id, player, spec.phase)
+        token = ACTING.set(acting)
+        try:
+            outcome = await self.service.submit(game.id, action, key=f"tg:{update.update_id}")
+        finally:
+            ACTING.reset(token)
+        if outcome.duplicate:
+            return True
+        refusal = self.refusal(outcome)
+        if refusal is not None:
+            self.reply(update.effective_chat, refusal)
+        elif acting.echo is not None and acting.echo.text is not None:
+            self.reply(update.effective_chat, render(acting.echo.text, game.lang))
+        else:
+            self.reply(update.effective_chat, render(msg(PLEA_SENT, text=words), game.lang))
+        return True
 
     async def gm(self, update: Update, context: Context) -> None:
         """The game master's own actions now (Traitors' scoring, recruiting...),
@@ -376,7 +434,7 @@ class Telegram(Presses):
         if me != game.host:
             self.reply(chat, render(N_("Only the host can do that."), game.lang))
             return
-        specs = game_specs(legal(game, me))
+        specs = offered(game, me)
         if not specs:
             self.reply(chat, render(N_("Nothing to do for the game master right now."), game.lang))
             return
@@ -408,9 +466,12 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         "gm": tg.gm,
         "status": tg.status,
     }
+    # Commands and words count only from new messages: an edited /end must not
+    # end a game (PTB's handlers take edits too unless told otherwise).
+    new = filters.UpdateType.MESSAGE
     for name, callback in commands.items():
-        application.add_handler(CommandHandler(name, callback))
+        application.add_handler(CommandHandler(name, tg.guarded(callback), filters=new))
     application.add_handler(CallbackQueryHandler(tg.button))
-    private_text = filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE
+    private_text = filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE & new
     application.add_handler(MessageHandler(private_text, tg.chat))
     application.add_error_handler(tg.error)

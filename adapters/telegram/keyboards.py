@@ -4,14 +4,18 @@ A button's callback data names the game, the phase (`seq`) and the seat it was
 drawn for, the action kind, the field and the value, compactly enough for
 Telegram's 64-byte limit:
 
-    op|game|seq|seat|kind|field-index|value
+    op|game|seq|seat|kind|spec-index|field-index|value
 
 `op` is `a` (act now: one tap sends the action), `d` (a step in a draft:
 set one field), `s` (send the draft), `r` (restart the draft) or `o` (open a
 draft for a kind with several fields). A value is `p<seat>` for a player,
 `i<n>` for a number, `T`/`F` for yes/no, `-` for "none", `s<text>` for a word.
-When a button is pressed, the same `legal()` is asked again: a value that is no
-longer among the options, a past phase or another person's button changes nothing.
+The spec index names one spec of the player's open question
+(`gameflow.core.question`), so that two specs of one kind (two plot cards to
+play) are two different buttons. When a button is pressed, the question is
+asked again: a spec that is no longer at that index with that kind, a value
+that is no longer among the options, a past phase or another person's button
+changes nothing.
 """
 
 from __future__ import annotations
@@ -21,11 +25,23 @@ from dataclasses import dataclass
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from adapters.telegram.labels import (
+    button_label,
+    field_heading,
+    heading,
+    kind_label,
+    title,
+    value_label,
+)
 from gameflow.core import actions as A
+from gameflow.core.engine import legal
 from gameflow.core.legal import ActionSpec, Field, Value
+from gameflow.core.question import question
 from gameflow.core.state import Game
 from gameflow.core.text import N_
 from gameflow.i18n import render
+
+__all__ = ["field_heading", "kind_label", "value_label"]
 
 MAX_DATA = 64
 SEP = "|"
@@ -55,14 +71,21 @@ class Press:
     kind: str = ""
     field: int = -1
     value: str = ""
+    spec: int = 0
 
 
 def encode(
-    op: str, game_id: str, seq: int, seat: int, kind: str = "", field: int = -1, value: str = ""
+    op: str,
+    game_id: str,
+    seq: int,
+    seat: int,
+    kind: str = "",
+    field: int = -1,
+    value: str = "",
+    spec: int = 0,
 ) -> str:
-    data = SEP.join(
-        (op, game_id, str(seq), str(seat), kind, "" if field < 0 else str(field), value)
-    )
+    parts = (op, game_id, str(seq), str(seat), kind, str(spec), "" if field < 0 else str(field))
+    data = SEP.join((*parts, value))
     if len(data.encode("utf-8")) > MAX_DATA:
         raise ValueError(f"callback data over {MAX_DATA} bytes: {data!r}")
     return data
@@ -72,12 +95,13 @@ def decode(data: str | None) -> Press | None:
     """The press, or None for data this adapter never made."""
     if not data:
         return None
-    parts = data.split(SEP, 6)
-    if len(parts) != 7 or parts[0] not in OPS:
+    parts = data.split(SEP, 7)
+    if len(parts) != 8 or parts[0] not in OPS:
         return None
-    op, game_id, seq, seat, kind, field, value = parts
+    op, game_id, seq, seat, kind, spec, field, value = parts
     try:
-        return Press(op, game_id, int(seq), int(seat), kind, int(field) if field else -1, value)
+        f = int(field) if field else -1
+        return Press(op, game_id, int(seq), int(seat), kind, f, value, int(spec))
     except ValueError:
         return None
 
@@ -120,88 +144,7 @@ def option_of(game: Game, field: Field, token: str) -> Value | Unknown:
     return UNKNOWN
 
 
-# -- labels ------------------------------------------------------------------------
-
-KIND_LABELS: dict[str, str] = {
-    "choose": N_("Send choice"),
-    "propose": N_("Propose a team"),
-    "give": N_("Give a card"),
-    "death_list": N_("Write the death list"),
-    "vote": N_("Send vote"),
-    "pass": N_("Pass"),
-    "plea": N_("Make my plea"),
-    "murder_free": N_("Murder without a vote"),
-    "forbid_murder": N_("Forbid the murder"),
-    "play_death_list": N_("Play the death list"),
-    "call_final": N_("Call the final"),
-    "leave": N_("Leave the game"),
-    "start": N_("Start the game"),
-    "pause": N_("Pause"),
-    "resume": N_("Resume"),
-    "advance_early": N_("Next phase"),
-    "end": N_("End the game"),
-}
-
-FIELD_HEADINGS: dict[str, str] = {
-    "plan": N_("Choose a plan:"),
-    "job": N_("Choose your job:"),
-    "partner": N_("Choose your partner:"),
-    "secret": N_("Secret action:"),
-    "for": N_("Your vote:"),
-    "target": N_("Choose a target:"),
-    "card": N_("Choose a card:"),
-    "to": N_("Give it to:"),
-    "approve": N_("Approve the team?"),
-    "accept": N_("Do you accept?"),
-    "end": N_("End the game now?"),
-    "chest": N_("Choose a chest:"),
-    "drop": N_("Drop:"),
-    "team": N_("Pick the team, then tap Done:"),
-    "names": N_("Pick the names, then tap Done:"),
-    "access": N_("Who gets access? Pick, then tap Done:"),
-}
-
-NONE_LABELS: dict[str, str] = {
-    "partner": N_("no partner"),
-    "secret": N_("No secret action"),
-    "for": N_("Nobody"),
-    "target": N_("Nobody"),
-}
-
-WORDS: dict[str, str] = {
-    "outside": N_("outside"),
-    "radio": N_("radio"),
-    "guard": N_("guard"),
-    "sabotage": N_("Sabotage the equipment"),
-    "trap": N_("Set the trap"),
-}
-
-YES, NO = N_("Yes"), N_("No")
-NOTHING = N_("None")
-
-
-def kind_label(kind: str, lang: str) -> str:
-    label = KIND_LABELS.get(kind)
-    return render(label, lang) if label else kind.replace("_", " ")
-
-
-def field_heading(name: str, lang: str) -> str:
-    heading = FIELD_HEADINGS.get(name)
-    return render(heading, lang) if heading else f"{name}:"
-
-
-def value_label(game: Game, field: str, value: Value, lang: str) -> str:
-    """How an option reads on a button: players by name, words translated."""
-    if value is None:
-        return render(NONE_LABELS.get(field, NOTHING), lang)
-    if isinstance(value, bool) or (field in ("accept", "end", "allow", "on") and value in (0, 1)):
-        return render(YES if value else NO, lang)
-    if isinstance(value, int):
-        return str(value)
-    if game.seat(value) >= 0:
-        return game.name_of(value)
-    word = WORDS.get(value)
-    return render(word if word else value, lang)
+# -- labels (labels.py; kept importable from here) ------------------------------------
 
 
 def rows(
@@ -218,58 +161,112 @@ def game_specs(specs: Sequence[ActionSpec]) -> tuple[ActionSpec, ...]:
     return tuple(s for s in specs if s.kind not in CORE_KINDS)
 
 
+def offered(game: Game, player: str) -> tuple[ActionSpec, ...]:
+    """What a keyboard drawn for `player` now offers, in the order its spec
+    indexes count: a seat's open question (`gameflow.core.question`), or the
+    game master's own actions of the current phase (their /gm keyboard)."""
+    if game.seat(player) >= 0:
+        q = question(game, player)
+        return () if q is None else q.specs
+    seq = game.phase.seq
+    return tuple(s for s in game_specs(legal(game, player)) if s.phase == seq)
+
+
 def is_multi(f: Field) -> bool:
     """A set of values (a team, a list of names): the game says so in `legal()`."""
     return f.many
 
 
+def is_free(spec: ActionSpec) -> bool:
+    """A spec answered in the player's own words (the Traitors plea): every
+    field is free text or fixed."""
+    return any(f.free for f in spec.fields) and all(
+        f.free or (len(f.options) <= 1 and not f.many) for f in spec.fields
+    )
+
+
 def is_draft(spec: ActionSpec) -> bool:
     """A kind with several fields (or a pick of several options) is filled in
     step by step, in one message."""
-    choices = [f for f in spec.fields if len(f.options) > 1 or is_multi(f)]
+    choices = [f for f in spec.fields if (len(f.options) > 1 or is_multi(f)) and not f.free]
     return len(choices) > 1 or any(is_multi(f) for f in choices)
+
+
+def choice_of(spec: ActionSpec) -> tuple[int, Field] | None:
+    """The one field a keyboard offers inline (one button per option), if any:
+    the field with a choice, or a lone field with a single real option (a
+    loyal Resistance member's only mission card)."""
+    for i, f in enumerate(spec.fields):
+        if len(f.options) > 1 and not f.many and not f.free:
+            return i, f
+    if len(spec.fields) == 1 and len(spec.fields[0].options) == 1:
+        f = spec.fields[0]
+        if f.options[0] is not None and not f.many and not f.free:
+            return 0, f
+    return None
+
+
+def has_choice(spec: ActionSpec) -> bool:
+    """Does answering `spec` take a choice (more than one tap)?"""
+    return is_draft(spec) or any((len(f.options) > 1 or f.many) and not f.free for f in spec.fields)
+
+
+def inline_spec(specs: Sequence[ActionSpec]) -> int:
+    """Which spec of a keyboard gets its options inline: the first with one
+    choice field; the others are one button each (opening an editor when they
+    have a choice). -1: none."""
+    for i, spec in enumerate(specs):
+        if not is_draft(spec) and not is_free(spec) and choice_of(spec) is not None:
+            return i
+    return -1
 
 
 def prompt_keyboard(
     game: Game, seat: int, specs: Sequence[ActionSpec], lang: str
 ) -> InlineKeyboardMarkup:
-    """One keyboard for everything the player may do now: a single-field kind
-    as one button per option (one tap acts), a kind without fields as one
-    button, a kind with several fields as a button that opens its draft."""
+    """One keyboard for everything the player may do now: the first kind
+    with a single choice as one button per option (one tap acts), a kind
+    without a choice as one button, any other kind as a button that opens its
+    editor in this message. A free-text kind has no button: the text is asked for."""
     seq = game.phase.seq
     lines: list[list[InlineKeyboardButton]] = []
-    for spec in specs:
-        if is_draft(spec):
-            data = encode("o", game.id, seq, seat, spec.kind)
-            lines.append([InlineKeyboardButton(kind_label(spec.kind, lang), callback_data=data)])
+    inline = inline_spec(specs)
+    for i, spec in enumerate(specs):
+        if is_free(spec):
             continue
-        choice = next((f for f in spec.fields if len(f.options) > 1), None)
-        if choice is None:
-            # no field or only fixed ones: one tap (fixed values filled in on press)
-            data = encode("a", game.id, seq, seat, spec.kind)
-            text = kind_label(spec.kind, lang)
-            if spec.fields and spec.fields[0].options:
-                text = f"{text}: {value_label(game, spec.fields[0].name, spec.fields[0].options[0], lang)}"
-            lines.append([InlineKeyboardButton(text, callback_data=data)])
+        if i == inline:
+            index, choice = choice_of(spec) or (0, spec.fields[0])
+            buttons = [
+                InlineKeyboardButton(
+                    value_label(game, choice.name, option, lang),
+                    callback_data=encode(
+                        "a", game.id, seq, seat, spec.kind, index, encode_value(game, option), i
+                    ),
+                )
+                for option in choice.options
+            ]
+            lines.extend(rows(buttons))
             continue
-        index = spec.fields.index(choice)
-        buttons = [
-            InlineKeyboardButton(
-                value_label(game, choice.name, option, lang),
-                callback_data=encode(
-                    "a", game.id, seq, seat, spec.kind, index, encode_value(game, option)
-                ),
-            )
-            for option in choice.options
-        ]
-        lines.extend(rows(buttons))
+        if has_choice(spec):
+            data = encode("o", game.id, seq, seat, spec.kind, spec=i)
+        else:  # no choice: one tap (fixed values filled in on press)
+            data = encode("a", game.id, seq, seat, spec.kind, spec=i)
+        lines.append([InlineKeyboardButton(button_label(game, spec, lang), callback_data=data)])
     return InlineKeyboardMarkup(lines)
 
 
 def prompt_text(game: Game, specs: Sequence[ActionSpec], lang: str) -> str:
-    """The question above a generic keyboard: the first field's heading."""
+    """The question above a keyboard: each kind's title, then the heading of
+    the options drawn inline."""
+    lines: list[str] = []
     for spec in specs:
-        for f in spec.fields:
-            if len(f.options) > 1:
-                return field_heading(f.name, lang)
-    return render(N_("Your turn:"), lang)
+        line = title(game, spec, lang)
+        if line not in lines:
+            lines.append(line)
+    inline = inline_spec(specs)
+    if inline >= 0:
+        spec = specs[inline]
+        found = choice_of(spec)
+        if found is not None and len(found[1].options) > 1:
+            lines.append(heading(game, spec, found[1], lang))
+    return "\n".join(lines) if lines else render(N_("Your turn:"), lang)

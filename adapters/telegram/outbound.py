@@ -137,8 +137,16 @@ class Outbound:
         on_done: Callable[[Any], None] | None = None,
         paced: bool = True,
         label: str = "",
-    ) -> None:
-        self.put(Job(chat_id, call, priority, on_done, paced, label))
+    ) -> Job:
+        job = Job(chat_id, call, priority, on_done, paced, label)
+        self.put(job)
+        return job
+
+    def last(self, chat_id: int) -> Job | None:
+        """The last call queued for `chat_id` and not started yet, if any (news
+        may be merged into it while nothing else is queued behind it)."""
+        queue = self._chats.get(chat_id)
+        return queue[-1] if queue else None
 
     @property
     def pending(self) -> int:

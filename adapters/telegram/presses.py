@@ -38,17 +38,18 @@ from adapters.telegram.keyboards import (
     Press,
     Unknown,
     decode,
-    game_specs,
     is_multi,
-    kind_label,
+    offered,
     option_of,
 )
+from adapters.telegram.labels import kind_label
+from adapters.telegram.language import user_lang
 from adapters.telegram.notifier import ACTING, SWAP_TRIES, Acting, Recent, TelegramNotifier
 from adapters.telegram.notifier import identity as identity_of
 from bots.service import GameNotFound, GameService, Outcome
 from gameflow.core import actions as A
-from gameflow.core.engine import legal
-from gameflow.core.legal import ActionSpec, Value, find
+from gameflow.core.legal import ActionSpec, Value
+from gameflow.core.question import question
 from gameflow.core.state import Game
 from gameflow.core.text import N_
 from gameflow.i18n import render
@@ -98,8 +99,14 @@ class Presses:
             owner = game.players[press.seat]
         if owner != me:
             return NOT_YOURS
-        spec = find(game_specs(legal(game, me)), press.kind)
-        if press.seq != game.phase.seq or spec is None or spec.phase != press.seq:
+        specs = offered(game, me)
+        spec = specs[press.spec] if 0 <= press.spec < len(specs) else None
+        if (
+            press.seq != game.phase.seq
+            or spec is None
+            or spec.kind != press.kind
+            or spec.phase != press.seq
+        ):
             return STALE
         values: dict[str, Value] = {}
         if press.op == "a" and press.field >= 0:
@@ -117,8 +124,9 @@ class Presses:
         if query is None or query.message is None:
             return
         press = decode(query.data)
+        stranger = user_lang(query.from_user, self.default_lang)
         if press is None:
-            await self.notice(query, STALE, self.default_lang)
+            await self.notice(query, STALE, stranger)
             return
         me = identity_of(query.from_user.id)
         try:
@@ -128,7 +136,7 @@ class Presses:
                 game = await self.service.load(press.game_id)
                 checked = self.check(game, press, me)
         except GameNotFound:
-            await self.notice(query, STALE, self.default_lang)
+            await self.notice(query, STALE, stranger)
             return
         if isinstance(checked, str):
             await self.notice(query, checked, game.lang)
@@ -142,9 +150,15 @@ class Presses:
         else:  # "s": send the draft, read from the store (never a copy)
             stored = await self.service.store.get_attr(game.id, draft_attr(press.seat))
             draft = Draft.loads(stored)
-            if draft is None or not draft.belongs(key, press.seq, spec.kind):
+            if draft is None or not draft.belongs(key, press.seq, spec.kind, press.spec):
                 draft = Draft(
-                    game.id, press.seq, press.seat, spec.kind, chat=key[0], message=key[1]
+                    game.id,
+                    press.seq,
+                    press.seat,
+                    spec.kind,
+                    chat=key[0],
+                    message=key[1],
+                    spec=press.spec,
                 )
             if next_field(spec, draft) is not None:
                 await self.redraw(game, spec, draft, key)
@@ -171,9 +185,19 @@ class Presses:
             stored = await store.get_attr(game.id, name)
         for _ in range(SWAP_TRIES):
             draft = Draft.loads(stored)
-            if draft is None or not draft.belongs(key, press.seq, spec.kind) or press.op in "ro":
+            if (
+                draft is None
+                or not draft.belongs(key, press.seq, spec.kind, press.spec)
+                or press.op in "ro"
+            ):
                 draft = Draft(
-                    game.id, press.seq, press.seat, spec.kind, chat=key[0], message=key[1]
+                    game.id,
+                    press.seq,
+                    press.seat,
+                    spec.kind,
+                    chat=key[0],
+                    message=key[1],
+                    spec=press.spec,
                 )
             taken = update.update_id in draft.presses
             refused = None if taken else self.take(game, spec, press, draft)
@@ -215,7 +239,13 @@ class Presses:
         return None
 
     async def redraw(self, game: Game, spec: ActionSpec, draft: Draft, key: Key) -> None:
-        text, markup = editor(game, spec, draft, game.lang, title_for(game, spec, game.lang))
+        lang = game.lang
+        owner = game.players[draft.seat] if 0 <= draft.seat < len(game.players) else game.host
+        q = question(game, owner)
+        context = q.context if q is not None else ()
+        now = min(max(self.service.clock(), game.phase.started), game.phase.deadline or 1e300)
+        head = title_for(game, spec, lang, now, context)
+        text, markup = editor(game, spec, draft, lang, head)
         self.notifier.edit(key[0], key[1], text, markup, label="draft")
 
     async def act(
@@ -234,7 +264,7 @@ class Presses:
         except ValueError:
             await self.notice(query, STALE, lang)
             return
-        acting = Acting(game.id, me, spec.phase)
+        acting = Acting(game.id, me, spec.phase, message=key)
         outcome = await self.submit(update, game.id, action, acting)
         if outcome.duplicate:
             await self.notice(query, DONE, lang)
@@ -248,7 +278,7 @@ class Presses:
         else:
             lines = [f"✓ {kind_label(spec.kind, lang)}", *summary(game, spec, values, lang)]
             text = "\n".join(lines)
-        self.notifier.lock(game.id, me, spec.phase, key[0], key[1], text)
+        self.notifier.lock(key[0], key[1], text)
         await self.notice(query, None, game.lang)
 
     async def notice(

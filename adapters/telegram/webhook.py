@@ -72,7 +72,7 @@ def build(
         builder = builder.updater(None)
     application = builder.build()
     outbound = Outbound(application.bot, **dict(outbound_options or {}))
-    notifier = TelegramNotifier(outbound, service.store)
+    notifier = TelegramNotifier(outbound, service.store, wall=service.clock)
     service.notifiers.append(notifier)
     tg = Telegram(service, outbound, notifier, default_lang, tv_link, seed_for)
     add_handlers(application, tg)
