@@ -160,7 +160,8 @@ def scramble_resistance(game: Game, rng: random.Random) -> Game:
 
 
 def scramble_traitors(game: Game, rng: random.Random) -> Game:
-    """Unrevealed roles, the shield and dagger holders and the night votes redrawn."""
+    """Unrevealed roles (and so how many traitors there are, and were at the
+    start), the shield and dagger holders and the night votes redrawn."""
     s = game.rules
     if s is None:
         return game
@@ -169,14 +170,14 @@ def scramble_traitors(game: Game, rng: random.Random) -> Game:
     }
     hidden = [i for i in range(len(s.role)) if i not in revealed]
     roles = list(s.role)
-    drawn = [roles[i] for i in hidden]
-    rng.shuffle(drawn)
-    for i, role in zip(hidden, drawn, strict=True):
-        roles[i] = role
+    for i in hidden:
+        if s.status[i] != "murdered":  # the murdered were always loyal
+            roles[i] = rng.choice(("loyal", "traitor"))
     n = len(s.role)
     return game._replace(
         rules=s._replace(
             role=tuple(roles),
+            start_traitors=rng.randint(1, n // 2),
             shield=rng.randrange(-1, n),
             dagger=rng.randrange(-1, n),
             night_votes=tuple(None for _ in s.night_votes),
@@ -213,7 +214,10 @@ def test_other_games_screens_never_depend_on_a_secret(
         if game.over or game.rules is None:
             continue
         screen = render_screen(view(game, None), info)
-        assert render_screen(view(mix(game, rng), None), info) == screen
+        mixed = mix(game, rng)
+        assert render_screen(view(mixed, None), info) == screen
+        if kind == "traitors":  # nor the core's public view (the count of traitors)
+            assert view(mixed, None) == view(game, None)
     assert last is not None and last.over
 
 

@@ -88,27 +88,27 @@ def test_a_campaign_day_runs_on_oslo_clock_times() -> None:
         "1 mission -> 06-01 17:00 CEST",
         "1 shield_room -> 06-01 19:00 CEST",
         "1 roundtable -> 06-01 20:30 CEST",
-        "1 night -> 06-02 07:00 CEST",
+        "1 night -> 06-02 08:00 CEST",
         "2 mission -> 06-02 17:00 CEST",
     ]
 
 
 def test_days_keep_their_clock_times_across_the_spring_switch() -> None:
-    """The night of 28-29 March lasts 9.5 real hours and still ends at 07:00."""
+    """The night of 28-29 March lasts 10.5 real hours and still ends at breakfast, 08:00."""
     lines = schedule(campaign(oslo(2026, 3, 27, 7, 30), P12), 12)
     assert lines == [
         "1 mission -> 03-27 17:00 CET",
         "1 shield_room -> 03-27 19:00 CET",
         "1 roundtable -> 03-27 20:30 CET",
-        "1 night -> 03-28 07:00 CET",
+        "1 night -> 03-28 08:00 CET",
         "2 mission -> 03-28 17:00 CET",
         "2 shield_room -> 03-28 19:00 CET",
         "2 roundtable -> 03-28 20:30 CET",
-        "2 night -> 03-29 07:00 CEST",
+        "2 night -> 03-29 08:00 CEST",
         "3 mission -> 03-29 17:00 CEST",
         "3 shield_room -> 03-29 19:00 CEST",
         "3 roundtable -> 03-29 20:30 CEST",
-        "3 night -> 03-30 07:00 CEST",
+        "3 night -> 03-30 08:00 CEST",
     ]
 
 
@@ -117,8 +117,8 @@ def test_days_keep_their_clock_times_across_the_autumn_switch() -> None:
     for _ in range(3):
         game = expire(game)
     assert game.phase.name == "night"
-    assert local(game.phase.deadline) == "10-25 07:00 CET"
-    assert game.phase.deadline - game.phase.started == 11.5 * 3600  # type: ignore[operator]
+    assert local(game.phase.deadline) == "10-25 08:00 CET"
+    assert game.phase.deadline - game.phase.started == 12.5 * 3600  # type: ignore[operator]
 
 
 @pytest.mark.parametrize(

@@ -120,9 +120,8 @@ def _tempt_night(accept: bool | None) -> tuple[Game, dict[str, Any]]:
         adv,
         {"as": "ana", "do": "tempt", "target": "dag"},
         {"as": "bo", "do": "tempt", "target": "dag"},
-        adv,
     ]
-    if accept is not None:
+    if accept is not None:  # asked as soon as the traitors have chosen
         steps.append({"as": "dag", "do": "answer", "accept": accept})
     steps.append(adv)
     return play(steps, roles=roles, players=players)
@@ -142,20 +141,28 @@ def test_tempt_accept_decline_silence(accept: bool | None) -> None:
     assert all("converted" not in day for day in view(game, None)["traitors"]["history"])
 
 
-def test_tempt_answer_phase_is_reached() -> None:
+def test_the_tempted_player_is_asked_inside_the_night() -> None:
     roles = {"ana": "traitor", "bo": "traitor", "cy": "traitor"}
     steps = [
         *to_table,
         *votes({"ana": "cy", "bo": "cy", "dag": "cy", "eli": "cy"}),
         adv,
         {"as": "ana", "do": "tempt", "target": "dag"},
-        {"as": "bo", "do": "tempt", "target": "eli"},
-        adv,
     ]
     game, _ = play(steps, roles=roles, players=[*P6, "gus", "hal"])
-    assert game.phase.name == "answer"
+    assert st(game).pending is None  # bo has not voted yet
+    game, _ = play(
+        [*steps, {"as": "bo", "do": "tempt", "target": "eli"}],
+        roles=roles,
+        players=[*P6, "gus", "hal"],
+    )
+    assert game.phase.name == "night"
     tempted = st(game).pending
-    assert tempted is not None and game.players[tempted.target] in ("dag", "eli")
+    assert tempted is not None
+    name = game.players[tempted.target]
+    assert name in ("dag", "eli")
+    assert [s.kind for s in legal(game, name)] == ["answer"]
+    assert view(game, name)["you"]["question"] == "tempt"
     assert "question" not in json.dumps(view(game, None))
 
 
@@ -206,9 +213,7 @@ def test_forced_shield_holder_declines_then_traitor_forces_another() -> None:
         {"as": "ana", "do": "force", "target": "cy"},
         {"as": "ana", "do": "murder", "target": "cy"},
         {"as": "ana", "do": "murder", "target": "fia"},
-        adv,
         {"as": "cy", "do": "answer", "accept": False},
-        adv,
         {"as": "ana", "do": "force", "target": "cy"},
         {"as": "ana", "do": "force", "target": "eli"},
         adv,
@@ -239,7 +244,6 @@ def test_forced_shield_holder_accepts_and_the_shield_still_blocks_their_murder()
         *LONE,
         {"as": "ana", "do": "force", "target": "cy"},
         {"as": "ana", "do": "murder", "target": "dag"},
-        adv,
     ]
     steps += [{"as": "cy", "do": "answer", "accept": True}, adv]
     _, rec = play(steps, days={"1": {"shield": "cy"}})
@@ -341,30 +345,25 @@ def test_host_puts_the_death_list_in_play() -> None:
 # -- the end --------------------------------------------------------------------------
 
 
-def test_loyal_win_at_once_when_no_traitor_is_left_and_pot_split() -> None:
-    steps = [
-        {"as": "host", "do": "score", "silver": 31, "access": []},
-        *to_table,
-        *votes({"ana": "dag", "cy": "ana", "dag": "ana", "eli": "ana"}),
-        adv,
-        {"as": "cy", "do": "vote", "for": "dag"},
-    ]
-    game, rec = play(steps, roles={"ana": "traitor"})
+def test_no_early_end_without_traitors_the_final_end_vote_decides() -> None:
+    """The last traitor is banished on day 1: nobody is told the game could
+    end; it plays on to the final round table, and the loyal win at its end vote."""
+    banish_ana = votes({"ana": "dag", "cy": "ana", "dag": "ana", "eli": "ana"})
+    steps = [{"as": "host", "do": "score", "silver": 31, "access": []}, *to_table, *banish_ana, adv]
+    game, rec = play(steps, roles={"ana": "traitor"}, final_day=2)
+    assert not rec["over"] and game.phase.name == "night"
+    assert st(game).traitors() == ()
+    steps += [adv, *to_table, *votes({"bo": "cy", "dag": "cy", "eli": "cy"}), adv]
+    game, rec = play(steps, roles={"ana": "traitor"}, final_day=2)
+    assert not rec["over"] and game.phase.name == "end_vote"
+    game, rec = play([*steps, adv], roles={"ana": "traitor"}, final_day=2)
     assert rec["over"] and rec["winner"] == "loyal"
-    assert rec["winners"] == ["bo", "cy", "dag", "eli", "fia"]
-    assert rec["share"] == 6 and rec["pot"] == 31
-    assert rec["days"] == [
-        {
-            "day": 1,
-            "murdered": None,
-            "banished": ["ana"],
-            "revealed": {"ana": "traitor"},
-            "converted": None,
-            "pot": 31,
-        }
-    ]
-    assert codes(rec) == ["over"]
-    assert {p["id"]: p["role"] for p in view(game, None)["traitors"]["table"]}["bo"] == "loyal"
+    assert rec["share"] == 31 // len(rec["winners"]) and rec["pot"] == 31
+    assert "ana" not in rec["winners"] and "cy" not in rec["winners"]
+    assert rec["days"][0]["revealed"] == {"ana": "traitor"}
+    # [decision] the night without traitors still brings a murder, drawn as for
+    # silent traitors: a first murder-free morning would tell everyone.
+    assert rec["days"][0]["murdered"] is not None
 
 
 def test_traitors_win_at_once_when_no_loyal_is_left() -> None:

@@ -51,6 +51,7 @@ PUBLIC_SECRET_KEYS = {
     "dagger",
     "cursed_chest",
     "death_list_draft",
+    "night_choice",
     "question",
     "pending",
     "cursed",
@@ -140,7 +141,8 @@ def check_views(game: Game) -> None:
         you = me["you"]
         assert you["role"] == st.role[s]
         if st.role[s] != TRAITOR:
-            assert not ({"traitors", "night_votes", "death_list_draft", "cursed_chest"} & set(you))
+            secret = {"traitors", "night_votes", "night_choice", "death_list_draft", "cursed_chest"}
+            assert not (secret & set(you))
             assert you["chat_with"] == []
         if "shield" in you:
             assert st.shield == s

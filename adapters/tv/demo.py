@@ -215,7 +215,9 @@ def traitors_game(
             for spec in legal(game, player):
                 step: dict[str, object] = {"as": player, "do": spec.kind, "phase": spec.phase}
                 for f in spec.fields:
-                    if f.name == "names":
+                    if f.free:  # the player's own words (a plea)
+                        step[f.name] = rng.choice(REASONS)
+                    elif f.name == "names":
                         k = min(len(f.options), 3)
                         step["names"] = [str(x) for x in rng.sample(list(f.options), k)]
                     elif set(f.options) <= {0, 1}:

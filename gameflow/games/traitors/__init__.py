@@ -39,10 +39,9 @@ from gameflow.games.traitors.actions import (
 from gameflow.games.traitors.chat import relay
 from gameflow.games.traitors.options import DEFAULTS
 from gameflow.games.traitors.state import (
-    ANSWER,
     END_VOTE,
     MISSION,
-    NIGHT,
+    NIGHT_PHASES,
     REVOTE,
     ROUNDTABLE,
     SHIELD_ROOM,
@@ -99,14 +98,13 @@ class TraitorsRules:
             return flow.open_shield_room(game._replace(rules=st), now, events)
         if name == SHIELD_ROOM:
             if game.phase.round >= st.final_day and len(st.seats()) <= 2:
+                # two players left in the final round: their roles are revealed
                 return roundtable.final_reveal(game, now, [])
             return flow.open_table(game, now, [])
         if name in (ROUNDTABLE, REVOTE):
             return roundtable.close(game, now)
-        if name == NIGHT:
+        if name in NIGHT_PHASES:
             return night.close(game, now)
-        if name == ANSWER:
-            return night.close_answer(game, now)
         if name == END_VOTE:
             return roundtable.close_end_vote(game, now)
         raise ValueError(f"no phase {name!r} in the Traitors")
@@ -115,7 +113,9 @@ class TraitorsRules:
         return inputs.awaiting(game)
 
     def ready(self, game: Game) -> bool:
-        return not inputs.awaiting(game)
+        """Never at night: the night ends at its deadline however soon the
+        traitors (and anyone they asked) are done, or its length would tell."""
+        return game.phase.name not in NIGHT_PHASES and not inputs.awaiting(game)
 
     def expected(self, game: Game) -> tuple[int, ...]:
         return inputs.expected(game)

@@ -98,14 +98,14 @@ class MurderFree(Action):
 
 @dataclass(frozen=True, slots=True)
 class ForbidMurder(Action):
-    """No murder tonight although a death list is in force."""
+    """No murder tonight, while the death list is in play (written or in force)."""
 
     kind: ClassVar[str] = "forbid_murder"
 
 
 @dataclass(frozen=True, slots=True)
 class Recruit(Action):
-    """Allow (or stop) recruitment by tempting."""
+    """Allow (or stop) recruitment: tempting, and forcing by a lone traitor."""
 
     kind: ClassVar[str] = "recruit"
     allow: bool = True

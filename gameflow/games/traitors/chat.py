@@ -15,7 +15,7 @@ from gameflow.core.events import Event, tell
 from gameflow.core.result import Rejected, reject
 from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
-from gameflow.games.traitors.state import ANSWER, MAX_TEXT, NIGHT, TRAITOR, Traitors
+from gameflow.games.traitors.state import MAX_TEXT, NIGHT_PHASES, TRAITOR, Traitors
 
 MAX_CHAT: Final = 4 * MAX_TEXT
 
@@ -24,7 +24,7 @@ def peers(game: Game, player: str) -> list[str]:
     """Whom `player` may write to privately right now (empty: nobody)."""
     st: Traitors = game.rules
     s = game.seat(player)
-    if not game.running or game.phase.name not in (NIGHT, ANSWER):
+    if not game.running or game.phase.name not in NIGHT_PHASES:
         return []
     if s < 0 or not st.active(s) or st.role[s] != TRAITOR:
         return []

@@ -1,7 +1,8 @@
 """The game master's controls. The host plays no role; the bot keeps the books.
 
-Switches that concern tonight (murder-free, forbid the death-list murder, the
-death list in play) can be set any time before the night is resolved; the
+Switches that concern tonight (murder-free, forbid the murder while the death
+list is in play) can be set any time before the night ends; the death list can
+be put in play until the traitors have made tonight's choice; the
 dagger switch takes effect at the next shield-room draw; recruitment applies
 from the next night vote. `final` brings the final round table forward to today
 (or to tomorrow when called at night).
@@ -27,9 +28,25 @@ from gameflow.games.traitors.actions import (
     Recruit,
     Score,
 )
-from gameflow.games.traitors.state import MISSION, NIGHT, REVOTE, ROUNDTABLE, SHIELD_ROOM, Traitors
+from gameflow.games.traitors.state import (
+    ANSWER,
+    MISSION,
+    NIGHT,
+    NIGHT_PHASES,
+    REVOTE,
+    ROUNDTABLE,
+    SHIELD_ROOM,
+    Traitors,
+)
 
-BEFORE_NIGHT_ENDS: Final = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT)
+BEFORE_NIGHT_ENDS: Final = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT, ANSWER)
+
+
+def death_list_in_play(st: Traitors) -> bool:
+    """From the day the game master puts the list in play (the traitors write it
+    that night) to the night its murder comes from it: the game master may forbid
+    either night's murder (the seed's exception III)."""
+    return st.death_list_on or bool(st.listed)
 
 
 def _night_ahead(game: Game, st: Traitors) -> bool:
@@ -51,8 +68,10 @@ def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
             new, (announce(msg(N_("The game master declares tonight murder-free.")), seq),)
         )
     if isinstance(a, ForbidMurder):
-        if not _night_ahead(game, st) or not st.listed:
-            return reject("no_list", N_("The murder can only be forbidden on a death-list night."))
+        if not _night_ahead(game, st) or not death_list_in_play(st):
+            return reject(
+                "no_list", N_("The murder can only be forbidden while the death list is in play.")
+            )
         if st.forbid_murder:
             return reject("already", N_("Tonight's murder is already forbidden."))
         new = game._replace(rules=st._replace(forbid_murder=True))
@@ -75,7 +94,9 @@ def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
         text = msg(N_("The dagger is in play.")) if a.on else msg(N_("The dagger is out of play."))
         return Accepted(new, (announce(text, seq), Event(Kind.CHANGED, phase=seq)))
     if isinstance(a, PlayDeathList):
-        if not _night_ahead(game, st) or (game.phase.name == NIGHT and st.pending is not None):
+        if not _night_ahead(game, st) or (
+            game.phase.name in NIGHT_PHASES and st.pending is not None
+        ):
             return reject("no_night", N_("There is no night left today for the death list."))
         if st.death_list_on:
             return reject("already", N_("The death list is already in play tonight."))
@@ -106,7 +127,7 @@ def legal(game: Game) -> tuple[ActionSpec, ...]:
     if _night_ahead(game, st):
         if not st.murder_free:
             specs.append(ActionSpec(MurderFree.kind, seq))
-        if st.listed and not st.forbid_murder:
+        if death_list_in_play(st) and not st.forbid_murder:
             specs.append(ActionSpec(ForbidMurder.kind, seq))
         if not st.death_list_on and st.pending is None:
             specs.append(ActionSpec(PlayDeathList.kind, seq))

@@ -83,12 +83,9 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
     events: Events = [
         announce(
             msg(
-                N_(
-                    "The Traitors begins: {count} players, {traitors} traitors among them, "
-                    "{days} days."
-                ),
+                # Never the number of traitors: the loyal must not know it.
+                N_("The Traitors begins: {count} players, {days} days."),
                 count=n,
-                traitors=st.start_traitors,
                 days=st.final_day,
             ),
             seq,
@@ -170,7 +167,9 @@ def open_shield_room(game: Game, now: float, events: Events) -> Accepted[Game]:
         order = list(entrants)
         rng_for(game.seed, f"traitors/day/{day}/shield_room").shuffle(order)
         shield = order[0] if order else NOBODY
-        dagger = order[1] if len(order) > 1 and st.dagger_on else NOBODY
+        # The dagger lies in the shield's box or in another one (an option).
+        box = 0 if st.config.dagger_with_shield else 1
+        dagger = order[box] if len(order) > box and st.dagger_on else NOBODY
     st = st._replace(shield=shield, dagger=dagger)
     phase, timers = enter(game, SHIELD_ROOM, day, phase_seconds(game, st, SHIELD_ROOM, now), now)
     seq = phase.seq
@@ -186,7 +185,14 @@ def open_shield_room(game: Game, now: float, events: Events) -> Accepted[Game]:
         )
     )
     for s in entrants:
-        if s == shield:
+        if s == shield and s == dagger:
+            text = msg(
+                N_(
+                    "You won the SHIELD and the DAGGER: the shield protects you from "
+                    "murder tonight only; lay the dagger down with your vote for a double vote."
+                )
+            )
+        elif s == shield:
             text = msg(N_("You won the SHIELD: it protects you from murder tonight only."))
         elif s == dagger:
             text = msg(N_("You won the DAGGER: lay it down with your vote for a double vote."))
@@ -239,13 +245,17 @@ def close_day(st: Traitors, day: int, murdered: int, converted: int) -> Traitors
     return st._replace(history=(*st.history, record))
 
 
-def early_winner(st: Traitors) -> str | None:
-    """[decision] No traitor left: the loyal win at once; no loyal left: the traitors."""
-    if not st.traitors():
-        return LOYAL
-    if not st.loyals():
-        return TRAITORS
-    return None
+def no_loyal_left(st: Traitors) -> bool:
+    """The only early end: with no loyal left there is nobody to deceive, and
+    the remaining traitors know it. A table without traitors plays on to the
+    final round table, whose end vote is the loyal's judgement of whether any
+    traitor remains (the seed: the game ends only after it)."""
+    return not st.loyals()
+
+
+def final_winner(st: Traitors) -> str:
+    """Roles revealed: all loyal, the loyal share the pot; any traitor left wins it."""
+    return TRAITORS if st.traitors() else LOYAL
 
 
 def winners(st: Traitors, team: str | None) -> tuple[int, ...]:
@@ -261,7 +271,10 @@ def share(st: Traitors, team: str | None) -> int:
 
 
 def finish(game: Game, team: str, now: float, events: Events) -> Accepted[Game]:
-    """End the game: record the day, reveal every role, split the pot."""
+    """End the game: record the day, reveal the survivors' roles, split the pot.
+    Players banished in the final round keep their role to themselves (the
+    seed: «skal ikke avsløre rollen sin»), so the end names no traitor but the
+    survivors."""
     st: Traitors = game.rules
     st = close_day(st, game.phase.round, NOBODY, NOBODY)
     ended = game._replace(rules=st, phase=over(game, now), winner=team)
@@ -273,6 +286,13 @@ def finish(game: Game, team: str, now: float, events: Events) -> Accepted[Game]:
         else msg(N_("The traitors win!"))
     )
     events.append(announce(text, seq))
+    for role, label in (
+        (TRAITOR, N_("Traitors among the survivors: {names}.")),
+        (LOYAL, N_("Loyal among the survivors: {names}.")),
+    ):
+        names = tuple(game.names[s] for s in st.seats() if st.role[s] == role)
+        if names:
+            events.append(announce(msg(label, names=names), seq))
     events.append(
         announce(
             msg(
@@ -284,7 +304,5 @@ def finish(game: Game, team: str, now: float, events: Events) -> Accepted[Game]:
             seq,
         )
     )
-    traitors = tuple(game.names[s] for s in range(len(game.players)) if st.role[s] == TRAITOR)
-    events.append(announce(msg(N_("The traitors were: {names}."), names=traitors), seq))
     events.extend((Event(Kind.OVER, phase=seq), Event(Kind.CHANGED, phase=seq)))
     return Accepted(ended, tuple(events))

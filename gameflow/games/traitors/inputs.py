@@ -27,10 +27,9 @@ from gameflow.games.traitors.actions import (
     Vote,
 )
 from gameflow.games.traitors.state import (
-    ANSWER,
     END_VOTE,
     MISSION,
-    NIGHT,
+    NIGHT_PHASES,
     REVOTE,
     ROUNDTABLE,
     TIE,
@@ -64,17 +63,9 @@ def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
     raise TypeError(f"not a Traitors action: {a!r}")
 
 
-def _night_owes(st: Traitors, seat: int, day: int) -> bool:
-    if st.death_list_on and not st.death_list and st.pending is None:
-        return True  # the list is still to be written
-    if night.must_force(st, day):
-        if st.pending is not None:
-            return st.force_votes[seat] is None
-        return st.force_votes[seat] is None or st.night_votes[seat] is None
-    return st.night_votes[seat] is None
-
-
 def expected(game: Game) -> tuple[int, ...]:
+    """Seats that owe an input in this phase at all, as far as anyone may know:
+    nobody at night (who acts then is the secret; see `awaiting`)."""
     st: Traitors = game.rules
     name = game.phase.name
     if st is None or not game.running:
@@ -86,18 +77,25 @@ def expected(game: Game) -> tuple[int, ...]:
         t = st.table
         tied = t.candidates if name == REVOTE and t.kind == TIE else ()
         return tuple(sorted((*t.voters, *tied)))
-    if name == NIGHT:
-        return st.traitors()
-    if name == ANSWER and st.pending is not None:
-        return (st.pending.target,)
     if name == END_VOTE:
         return st.seats()
     return ()
 
 
+def night_owed(game: Game) -> tuple[int, ...]:
+    """Who owes something tonight: traitors with a choice left to send (the
+    same `night.choices` that legal() offers), and the player asked to answer."""
+    st: Traitors = game.rules
+    day = game.phase.round
+    asked = night.asked(st)
+    return tuple(s for s in st.seats() if s == asked or night.choices(st, s, day))
+
+
 def awaiting(game: Game) -> tuple[int, ...]:
     st: Traitors = game.rules
     name = game.phase.name
+    if name in NIGHT_PHASES:
+        return night_owed(game) if game.running else ()
     want = expected(game)
     if name == MISSION:
         m = st.mission
@@ -111,10 +109,6 @@ def awaiting(game: Game) -> tuple[int, ...]:
             if (s in t.voters and t.ballots[s] is None)
             or (s not in t.voters and t.pleas[s] is None)
         )
-    if name == NIGHT:
-        return tuple(s for s in want if _night_owes(st, s, game.phase.round))
-    if name == ANSWER:
-        return want if st.answer is None else ()
     if name == END_VOTE:
         return tuple(s for s in want if st.end_votes[s] is None)
     return ()
@@ -157,36 +151,17 @@ def _player_legal(game: Game, st: Traitors, player: str) -> tuple[ActionSpec, ..
                 specs.append(ActionSpec(Vote.kind, seq, tuple(fields)))
         if name == REVOTE and t.kind == TIE and seat in t.candidates and t.pleas[seat] is None:
             specs.append(ActionSpec(Plea.kind, seq, (Field("text", (), free=True),)))
-    if name == NIGHT and st.role[seat] == TRAITOR:
-        force = night.must_force(st, day)
-        if st.pending is None and st.night_votes[seat] is None:
-            targets = night.murder_targets(st)
-            if force and st.force_votes[seat] is not None:
-                targets = tuple(s for s in targets if s != st.force_votes[seat])
-            if targets:
-                specs.append(ActionSpec(Murder.kind, seq, (Field("target", _ids(game, targets)),)))
-            if night.may_tempt(st, day):
-                specs.append(
-                    ActionSpec(Tempt.kind, seq, (Field("target", _ids(game, st.loyals())),))
-                )
-        if force and st.force_votes[seat] is None:
-            targets = night.force_targets(st)
-            mine = st.night_votes[seat]
-            if mine is not None:
-                targets = tuple(s for s in targets if s != mine.target)
-            if targets:
-                specs.append(ActionSpec(Force.kind, seq, (Field("target", _ids(game, targets)),)))
-        if st.death_list_on and not st.death_list and st.pending is None:
-            specs.append(
-                ActionSpec(DeathList.kind, seq, (Field("names", _ids(game, st.seats()), True),))
-            )
-    if (
-        name == ANSWER
-        and st.pending is not None
-        and st.pending.target == seat
-        and st.answer is None
-    ):
-        specs.append(ActionSpec(Answer.kind, seq, (Field("accept", (True, False)),)))
+    if name in NIGHT_PHASES:
+        offered = night.choices(st, seat, day)
+        for kind in (Murder.kind, Tempt.kind, Force.kind):
+            if kind in offered:
+                ids = _ids(game, offered[kind])
+                specs.append(ActionSpec(kind, seq, (Field("target", ids),)))
+        if night.DEATH_LIST in offered:
+            names = _ids(game, offered[night.DEATH_LIST])
+            specs.append(ActionSpec(DeathList.kind, seq, (Field("names", names, True),)))
+        if night.asked(st) == seat:
+            specs.append(ActionSpec(Answer.kind, seq, (Field("accept", (True, False)),)))
     if name == END_VOTE and st.end_votes[seat] is None:
         specs.append(ActionSpec(EndVote.kind, seq, (Field("end", (True, False)),)))
     return tuple(specs)

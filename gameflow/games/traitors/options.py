@@ -2,8 +2,9 @@
 
 Two pacings. `campaign` is the original's: one round per real day, with the
 digest's default schedule in the game's time zone (breakfast 08:00, mission until
-17:00, shield room 17:00, round table 19:00–20:30, night 21:00–07:00, answers
-07:00–08:00). The schedule is kept as clock times (options the host may change);
+17:00, shield room 17:00, round table 19:00–20:30, night until breakfast; a
+tempted or forced player answers inside the night, so every night ends at the
+same time). The schedule is kept as clock times (options the host may change);
 every campaign deadline is the calendar instant of its clock time on the current
 day, in the game's time zone. The core reads no time-zone database, so the zone
 arrives as a table of UTC offsets with the host's start (`gameflow.core.clock`;
@@ -23,7 +24,6 @@ from gameflow.core.clock import at as clock_at
 from gameflow.core.state import Game
 from gameflow.games.traitors.length import default_final_day
 from gameflow.games.traitors.state import (
-    ANSWER,
     END_VOTE,
     MISSION,
     NIGHT,
@@ -41,7 +41,8 @@ DAY: Final = 24 * 3600.0
 DEFAULTS: dict[str, Any] = {
     "pacing": "campaign",
     "missions": "host",
-    "dagger": True,
+    "dagger": False,  # the seed: an element that «kan benyttes»
+    "dagger_with_shield": False,  # the dagger lies in the shield's box (same winner)
     "recruit": True,
     "death_list": False,
     "final_day": 0,  # 0: by the table size (length.default_final_day)
@@ -54,7 +55,6 @@ DEFAULTS: dict[str, Any] = {
     "campaign_roundtable": "19:00",
     "campaign_roundtable_end": "20:30",
     "campaign_night": "21:00",
-    "campaign_answer": "07:00",
     "campaign_revote": 600.0,
     "campaign_end_vote": 1800.0,
     "campaign_first_mission": 3600.0,  # a later start moves day 1 to the next day
@@ -63,8 +63,7 @@ DEFAULTS: dict[str, Any] = {
     "fast_shield_room": 60.0,
     "fast_roundtable": 300.0,
     "fast_revote": 120.0,
-    "fast_night": 180.0,
-    "fast_answer": 60.0,
+    "fast_night": 240.0,
     "fast_end_vote": 90.0,
     "reminder_before": 60.0,
     "auto_advance": True,
@@ -104,20 +103,17 @@ def durations(game: Game) -> tuple[tuple[str, float], ...]:
             (ROUNDTABLE, float(o("fast_roundtable"))),
             (REVOTE, float(o("fast_revote"))),
             (NIGHT, float(o("fast_night"))),
-            (ANSWER, float(o("fast_answer"))),
             (END_VOTE, float(o("fast_end_vote"))),
         )
     breakfast, shield = o("campaign_breakfast"), o("campaign_shield_room")
     table, table_end = o("campaign_roundtable"), o("campaign_roundtable_end")
-    answer = o("campaign_answer")
     clock(o("campaign_night"))  # validated: the night is announced at this time
     return (
         (MISSION, _between(breakfast, shield)),
         (SHIELD_ROOM, _between(shield, table)),
         (ROUNDTABLE, _between(table, table_end)),
         (REVOTE, float(o("campaign_revote"))),
-        (NIGHT, _between(table_end, answer)),
-        (ANSWER, _between(answer, breakfast)),
+        (NIGHT, _between(table_end, breakfast)),
         (END_VOTE, float(o("campaign_end_vote"))),
     )
 
@@ -134,14 +130,15 @@ def ends(game: Game) -> tuple[tuple[str, float], ...]:
         (MISSION, clock(o("campaign_shield_room"))),
         (SHIELD_ROOM, clock(o("campaign_roundtable"))),
         (ROUNDTABLE, clock(o("campaign_roundtable_end"))),
-        (NIGHT, clock(o("campaign_answer"))),
-        (ANSWER, clock(o("campaign_breakfast"))),
+        # The night ends at breakfast, every night: a tempted or forced player
+        # answers inside it, so the morning news never comes later for them.
+        (NIGHT, clock(o("campaign_breakfast"))),
     )
 
 
 def _end_at(config: Config, zone: Zone, day: int, phase: str) -> float:
     """The instant `phase` of the day whose breakfast is on date `day` ends: on
-    that date, or the next one for a clock time at or before breakfast (07:00)."""
+    that date, or the next one for a clock time at or before breakfast (the night)."""
     seconds = dict(config.ends)[phase]
     wrap = 1 if seconds <= config.breakfast else 0
     return clock_at(zone, day + wrap, seconds)
@@ -199,4 +196,5 @@ def config_for(game: Game) -> Config:
         breakfast=clock(game.option("campaign_breakfast")),
         first_mission=float(game.option("campaign_first_mission")),
         plea_seconds=float(game.option("plea_seconds")),
+        dagger_with_shield=bool(game.option("dagger_with_shield")),
     )

@@ -282,9 +282,8 @@ def banish(game: Game, seat: int, now: float, events: list[Event]) -> Accepted[G
         )
     )
     game = game._replace(rules=st)
-    won = flow.early_winner(st)
-    if won is not None:
-        return flow.finish(game, won, now, events)
+    if flow.no_loyal_left(st):
+        return flow.finish(game, TRAITORS, now, events)
     if last:
         if len(st.seats()) <= 2:
             return final_reveal(game, now, events)
@@ -346,4 +345,4 @@ def close_end_vote(game: Game, now: float) -> Accepted[Game]:
 def final_reveal(game: Game, now: float, events: list[Event]) -> Accepted[Game]:
     """All the same role: they share the pot; mixed: the remaining traitors win it."""
     st: Traitors = game.rules
-    return flow.finish(game, flow.early_winner(st) or TRAITORS, now, events)
+    return flow.finish(game, flow.final_winner(st), now, events)

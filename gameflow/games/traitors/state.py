@@ -23,9 +23,12 @@ SHIELD_ROOM: Final = "shield_room"
 ROUNDTABLE: Final = "roundtable"
 REVOTE: Final = "revote"
 NIGHT: Final = "night"
-ANSWER: Final = "answer"
 END_VOTE: Final = "end_vote"
-PHASES: Final = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT, ANSWER, END_VOTE)
+PHASES: Final = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT, END_VOTE)
+# Before the night became one phase, a tempted or forced player answered in a
+# phase of its own; a game saved in it still ends as a night.
+ANSWER: Final = "answer"
+NIGHT_PHASES: Final = (NIGHT, ANSWER)
 
 # player status
 ACTIVE: Final = "active"
@@ -58,6 +61,7 @@ class Config(NamedTuple):
     first_mission: float = 3600.0  # campaign: day 1's least mission time
     tempt_last_day: int = 9
     force_last_day: int = 10
+    dagger_with_shield: bool = False  # the dagger lies in the shield's box
 
     def seconds(self, phase: str) -> float:
         for name, value in self.durations:
@@ -94,11 +98,12 @@ class NightVote(NamedTuple):
 
 
 class Pending(NamedTuple):
-    """A tempt or force waiting for its answer, and the night's murder to come."""
+    """The night's choice, once made: a murder, or a tempt or force (with the
+    player asked), and the night's murder to come."""
 
-    kind: str  # TEMPT | FORCE
-    target: int
-    murder: int = NOBODY  # the force night's murder target
+    kind: str  # MURDER | TEMPT | FORCE
+    target: int  # the tempted or forced player (NOBODY: none, or to be forced again)
+    murder: int = NOBODY  # the night's murder target (murder and force nights)
     declined: tuple[int, ...] = ()  # shield holders who refused a force tonight
 
 

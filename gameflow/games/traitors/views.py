@@ -1,11 +1,11 @@
 """The Traitors' views: pure functions of (game, viewer), and the replay record.
 
 - public (TV, group chats): the table (active / murdered / banished, roles
-  revealed on banishment), the pot, the day's mission result and shield-room
+  revealed on banishment; at the end the survivors' roles), the pot, the day's mission result and shield-room
   access, the votes as read out, pleas, the published death list, the history;
-  every role only once the game is over. Never: who is a traitor, who holds
-  the shield or the dagger, night votes, who was tempted, whom the
-  traitors are waiting for.
+  Never: who is a traitor, how many traitors there are or were, who holds
+  the shield or the dagger, night votes, who was tempted, whom the traitors
+  are waiting for, nor the role of a player banished in the final round.
 - a player: the public view plus their own secrets (role; fellow traitors and
   their night votes for a traitor; shield/dagger if they hold it; their ballot),
   their legal actions and whom they may talk to privately now (`chat_with`).
@@ -23,9 +23,9 @@ from gameflow.core.state import Game
 from gameflow.core.text import Msg
 from gameflow.games.traitors import chat, flow, inputs, night
 from gameflow.games.traitors.state import (
-    ANSWER,
+    ACTIVE,
     MISSION,
-    NIGHT,
+    NIGHT_PHASES,
     NOBODY,
     REVOTE,
     ROUNDTABLE,
@@ -35,7 +35,7 @@ from gameflow.games.traitors.state import (
     Traitors,
 )
 
-SECRET_PHASES: Final = (NIGHT, ANSWER)
+SECRET_PHASES: Final = NIGHT_PHASES
 
 
 def _id(game: Game, seat: int) -> str | None:
@@ -77,7 +77,9 @@ def public_view(game: Game) -> dict[str, Any]:
         seat: dict[str, Any] = {"id": pid, "name": game.names[s], "status": st.status[s]}
         if s in revealed:
             seat["role"] = revealed[s]
-        if game.over:
+        if game.over and st.status[s] == ACTIVE:
+            # The end reveals the survivors' roles only: whoever was banished in
+            # the final round keeps theirs.
             seat["role"] = st.role[s]
         table.append(seat)
     view: dict[str, Any] = {
@@ -86,7 +88,6 @@ def public_view(game: Game) -> dict[str, Any]:
         "final": game.phase.round >= st.final_day,
         "pot": st.pot,
         "table": table,
-        "traitors_at_start": st.start_traitors,
         "access": [game.players[s] for s in st.access],
         "death_list": [game.players[s] for s in st.listed],
         "murder_free": st.murder_free,
@@ -149,7 +150,7 @@ def player_view(game: Game, player: str) -> dict[str, Any]:
         me["traitors"] = [
             game.players[t] for t in range(len(game.players)) if st.role[t] == TRAITOR
         ]
-        if game.phase.name == NIGHT:
+        if game.phase.name in NIGHT_PHASES:
             me["night_votes"] = {
                 game.players[t]: {"kind": v.kind, "target": game.players[v.target]}
                 for t, v in enumerate(st.night_votes)
@@ -157,6 +158,13 @@ def player_view(game: Game, player: str) -> dict[str, Any]:
             }
         if st.death_list:
             me["death_list_draft"] = [game.players[t] for t in st.death_list]
+        p = st.pending
+        if p is not None and game.phase.name in NIGHT_PHASES:
+            me["night_choice"] = {
+                "kind": p.kind,
+                "target": _id(game, p.target),
+                "murder": _id(game, p.murder),
+            }
         m = st.mission
         if m is not None and m.kind == "chests" and game.phase.name == MISSION:
             me["cursed_chest"] = m.cursed
@@ -169,7 +177,8 @@ def player_view(game: Game, player: str) -> dict[str, Any]:
         b = t.ballots[s] if t.ballots else None
         if b is not None and game.phase.name in (ROUNDTABLE, REVOTE):
             me["ballot"] = {"for": game.players[b.target], "dagger": b.dagger}
-        if st.pending is not None and st.pending.target == s and game.phase.name == ANSWER:
+        if game.phase.name in NIGHT_PHASES and night.asked(st) == s:
+            assert st.pending is not None
             me["question"] = st.pending.kind
     me["legal"] = [spec_json(x) for x in inputs.legal(game, player)] if game.running else []
     me["chat_with"] = chat_with(game, player)
@@ -207,7 +216,12 @@ def gm_view(game: Game) -> dict[str, Any]:
         },
         "pending": None
         if st.pending is None
-        else {"kind": st.pending.kind, "target": game.players[st.pending.target]},
+        else {
+            "kind": st.pending.kind,
+            "target": _id(game, st.pending.target),
+            "murder": _id(game, st.pending.murder),
+            "declined": [game.players[s] for s in st.pending.declined],
+        },
         "death_list_draft": [game.players[s] for s in st.death_list],
         "recruit": st.recruit,
         "may_tempt": night.may_tempt(st, game.phase.round),
