@@ -1,35 +1,272 @@
-"""A simulated SMS player: reads their menus (from legal actions, as the adapter
-renders them) and types a random allowed answer the way a person would, with
-words and numbers, never with ids."""
+"""Simulated SMS players.
+
+`Typist` is a player who acts only on what their texts say: it finds the
+newest text that holds a question, parses the menu written there (in the
+game's language, the way a person reads it) and answers with a number or the
+words it asks for. It never looks at the store, `legal()` or the service; it
+knows what a person at the table knows: their own name and the others' names.
+Its taste (`prefer`, `avoid`) picks among what is offered, so a test can steer
+a game (vote out a traitor, lay the dagger) without peeking.
+
+`answer` is the older typist that reads `legal()` (tests/test_scale types
+Station answers with it).
+"""
 
 from __future__ import annotations
 
 import random
+import re
+from dataclasses import dataclass, field
 
 from adapters.sms import grammar as G
 from adapters.sms import render as R
+from adapters.sms.segments import prepare
 from gameflow.core.legal import Value
 from gameflow.core.state import Game
+from gameflow.i18n import render
+
+# -- reading menus --------------------------------------------------------------------
 
 
-def word_for(game: Game, field: G.MenuField, value: Value) -> str | None:
-    """A word that names `value` in `field` unambiguously (None if there is none)."""
+def _pattern(msgid: str, lang: str, translit: bool, **groups: str) -> re.Pattern[str]:
+    """The regex of a rendered template: its words literal, its fields groups."""
+    template = prepare(render(msgid, lang), lang, translit)
+    out = ""
+    for part in re.split(r"(\{\w+\})", template):
+        name = part[1:-1] if part.startswith("{") else None
+        out += f"(?P<{name}>{groups.get(name, '.+?')})" if name else re.escape(part)
+    return re.compile(out + "$", re.S)
+
+
+@dataclass
+class Menu:
+    """A menu as read from a text."""
+
+    style: str  # options | entries | line | free
+    count: int = 0  # options: how many numbers
+    entries: list[tuple[int, str, list[str]]] = field(default_factory=list)  # n, label, args
+    args: list[str] = field(default_factory=list)  # line: the fields
+    example: str = ""
+    text: str = ""
+
+
+class Reader:
+    """Reads the sheets of one language (the patterns of its templates)."""
+
+    def __init__(self, lang: str, translit: bool = False) -> None:
+        self.lang = lang
+        p = lambda m, **g: _pattern(m, lang, translit, **g)  # noqa: E731
+        self.numbered = p(R.NUMBERED)
+        self.reply = p(R.REPLY)
+        self.pick = p(R.PICK)
+        self.free = p(R.FREE, kind="[^\n]+")
+        self.name = prepare(render(R.NAME, lang), lang, translit)
+        self.name_or_none = prepare(render(R.NAME_OR_NONE, lang), lang, translit)
+
+    def menu(self, text: str) -> Menu | None:
+        """The menu at the end of `text`, if it holds one."""
+        lines = text.split("\n")
+        last = lines[-1]
+        m = self.numbered.search(last)
+        if m:
+            numbers = re.findall(r"(?:^| )(\d+) ", m["options"] + " ")
+            return Menu("options", count=len(numbers), text=text)
+        m = self.reply.search(last)
+        if m:
+            return Menu("line", args=_split_args(m["fields"]), example=m["example"], text=text)
+        m = self.free.search(last)
+        if m:
+            return Menu("free", text=text)
+        m = self.pick.search(last)
+        if m:
+            entries = []
+            for line in lines[:-1]:
+                e = re.match(r"^(\d+) (.*)$", line)
+                if e is None:
+                    if entries:
+                        break
+                    continue
+                label, _, args = e[2].partition(" + ")
+                entries.append((int(e[1]), label, _split_args(args) if args else []))
+            # The numbered lines are the last block before the tail.
+            block: list[tuple[int, str, list[str]]] = []
+            for entry in entries:
+                if entry[0] == 1:
+                    block = []
+                block.append(entry)
+            return Menu("entries", entries=block, example=m["example"], text=text)
+        return None
+
+
+def _split_args(text: str) -> list[str]:
+    """Fields separated by ", " (a list of names uses "/", never a comma)."""
+    return [a for a in text.split(", ") if a]
+
+
+# -- answering --------------------------------------------------------------------------
+
+
+@dataclass
+class Typist:
+    name: str
+    table: list[str]  # everyone's names, as announced at the table
+    lang: str
+    rng: random.Random
+    translit: bool = False
+    prefer: list[str] = field(default_factory=list)  # words to pick when offered
+    avoid: list[str] = field(default_factory=list)  # words never to pick if avoidable
+    plea: str = "I am loyal, I swear it on the silver."
+    seen: int = 0  # texts read so far
+    answered: int = -1  # index of the text whose question was answered
+
+    def __post_init__(self) -> None:
+        self.reader = Reader(self.lang, self.translit)
+
+    def latest(self, texts: list[str]) -> tuple[int, Menu] | None:
+        """The newest text holding a question, and its menu."""
+        for i in range(len(texts) - 1, -1, -1):
+            menu = self.reader.menu(texts[i])
+            if menu is not None:
+                split = menu.style == "entries" and (not menu.entries or menu.entries[0][0] != 1)
+                if split and i > 0:
+                    # a long text split at a line end: its lines are in the one before
+                    joined = self.reader.menu(texts[i - 1] + "\n" + texts[i])
+                    if joined is not None:
+                        return i, joined
+                return i, menu
+        return None
+
+    def turn(self, texts: list[str]) -> str | None:
+        """What to text now, or None: nothing newer is asked."""
+        found = self.latest(texts)
+        if found is None or found[0] <= self.answered:
+            return None
+        self.answered = found[0]
+        return self.answer(found[1])
+
+    def answer(self, menu: Menu) -> str:
+        if menu.style == "free":
+            return self.plea
+        if menu.style == "options":
+            labels = _option_labels(menu.text.split("\n")[-1], menu.count)
+            return str(self._choose(list(range(1, menu.count + 1)), labels))
+        if menu.style == "line":
+            return " ".join(self._fields(menu.args))
+        numbers = [n for n, _, _ in menu.entries]
+        labels = [label for _, label, _ in menu.entries]
+        n = self._choose(numbers, labels)
+        args = next(a for k, _, a in menu.entries if k == n)
+        return " ".join([str(n), *self._fields(args)])
+
+    def _choose(self, numbers: list[int], labels: list[str]) -> int:
+        for word in self.prefer:
+            hits = [n for n, lab in zip(numbers, labels, strict=True) if _has(lab, word)]
+            if hits:
+                return self.rng.choice(hits)
+        ok = [
+            n
+            for n, lab in zip(numbers, labels, strict=True)
+            if not any(_has(lab, w) for w in self.avoid)
+        ]
+        return self.rng.choice(ok or numbers)
+
+    def _fields(self, args: list[str]) -> list[str]:
+        words: list[str] = []
+        pending_none = False
+        for arg in args:
+            word = self._field(arg)
+            if word is None:  # an optional field left empty
+                pending_none = True
+                continue
+            if pending_none:
+                words.append("-")
+                pending_none = False
+            words.append(word)
+        return words
+
+    def _field(self, arg: str) -> str | None:
+        others = [n for n in self.table if n != self.name]
+        m = re.match(r"^(.*?) \((.*)\): (.*)$", arg)  # a set of names: "team (3 names): A/B/C"
+        if m:
+            names = m[3].split("/")
+            k = int(re.search(r"\d+", m[2])[0])  # type: ignore[index]
+            return " ".join(self._some(names, k))
+        m = re.match(r"^(.*?): (.*)$", arg)  # a set of any size
+        if m and "/" in m[2]:
+            names = m[2].split("/")
+            return " ".join(self._some(names, self.rng.randint(1, len(names))))
+        m = re.match(r"^(.*?) \((.*)\)$", arg)  # one player
+        if m:
+            inner = m[2]
+            if inner in (self.reader.name, self.reader.name_or_none):
+                names = list(others)
+                optional = inner == self.reader.name_or_none
+            else:
+                names = [n for n in inner.split("/") if n != "-"]
+                optional = inner.endswith("/-")
+            if optional and (not names or self.rng.random() < 0.3):
+                return None
+            return self._some(names, 1)[0].split()[0]
+        m = re.match(r"^\[(.*)\]$", arg)  # optional words
+        if m:
+            if self.rng.random() < 0.5:
+                return None
+            return self._some(m[1].split("/"), 1)[0]
+        m = re.match(r"^(.*) (\d+)-(\d+)$", arg)
+        if m:
+            return str(self.rng.randint(int(m[2]), int(m[3])))
+        m = re.match(r"^(.*?) ([^ ]+(?:/[^ ]+)+)$", arg)
+        if m:
+            return self._some(m[2].split("/"), 1)[0]
+        m = re.match(r"^(.*) (\d+)$", arg)
+        if m:
+            return m[2]
+        return self.plea  # a field for one's own words
+
+    def _some(self, names: list[str], k: int) -> list[str]:
+        liked = [n for n in names if any(_has(n, w) for w in self.prefer)]
+        rest = [n for n in names if n not in liked and not any(_has(n, w) for w in self.avoid)]
+        shy = [n for n in names if n not in liked and n not in rest]
+        self.rng.shuffle(rest)
+        self.rng.shuffle(shy)
+        return (liked + rest + shy)[:k]
+
+
+def _has(label: str, word: str) -> bool:
+    return G.fold(word) in G.fold(label).replace(",", " ").replace(":", " ").split()
+
+
+def _option_labels(line: str, count: int) -> list[str]:
+    """The labels of a numbered one-line menu: "Vote for: 1 Ana 2 Bo 3 Nobody."."""
+    labels = []
+    for i in range(1, count + 1):
+        m = re.search(rf"(?:^| ){i} (.*?)(?= {i + 1} |\. |$)", line)
+        labels.append(m[1] if m else "")
+    return labels
+
+
+# -- the older typist, reading legal() ---------------------------------------------------
+
+
+def word_for(game: Game, field_: G.MenuField, value: Value) -> str | None:
+    """A word that names `value` in `field_` unambiguously (None if there is none)."""
     lang = game.lang
     if value is None:
         candidates = ["-"]
     elif isinstance(value, int) and not isinstance(value, bool):
         candidates = [str(value)]
     else:
-        text = R.label(game, field.name, value, lang)
+        text = R.label(game, field_.name, value, lang)
         candidates = [*text.split(), text.replace(" ", "")]
     for word in candidates:
-        if G.pick(field, G.fold(word)) == value:
+        if G.pick(field_, G.fold(word)) == value:
             return word
     return None
 
 
 def answer(game: Game, player: str, rng: random.Random) -> str | None:
-    """A random legal answer to `player`'s menus as a text, or None without menus."""
+    """A random legal answer to `player`'s menus as a text, or None without menus
+    (reads `legal()`: tests/test_scale's Station players)."""
     menus = R.menus(game, player)
     if not menus:
         return None
@@ -38,7 +275,7 @@ def answer(game: Game, player: str, rng: random.Random) -> str | None:
     words = [str(i + 1)] if len(menus) > 1 or not menu.fields else []
     if len(menu.fields) == 1 and not menu.fields[0].many and len(menus) == 1:
         f = menu.fields[0]
-        if not any(isinstance(o.value, int) for o in f.options):
+        if not any(isinstance(o.value, int) and not isinstance(o.value, bool) for o in f.options):
             return str(rng.randrange(len(f.options)) + 1)
     for f in menu.fields:
         if f.many:

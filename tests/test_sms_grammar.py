@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from adapters.sms import grammar as G
 from adapters.sms import opt_out
 from adapters.sms import render as R
+from adapters.sms import sheet as S
 from gameflow.core.state import Game
 from tests.station_helpers import start
 
@@ -150,23 +151,27 @@ def test_numbered_menus_come_from_legal_actions() -> None:
     d = start(7, infiltrators=["ana", "bo", "cy"])
     d.to_vote()
     game = d.game
-    menus = R.menus(game, "dag")
-    assert [m.kind for m in menus] == ["vote"]
-    text = R.prompt(game, menus, "nb")
-    assert text == "Stem på: 1 Ana 2 Bo 3 Cy 4 Eli 5 Fred 6 Gro 7 Ingen. Svar med tallet."
+    sh = S.sheet(game, "dag")
+    assert sh is not None and sh.style == S.OPTIONS
+    text = S.text(game, sh, "nb")
+    assert text.endswith("Stem på: 1 Ana 2 Bo 3 Cy 4 Eli 5 Fred 6 Gro 7 Ingen. Svar med tallet.")
     for answer, target in [("1", "ana"), ("7", None), ("gro", "gro"), ("-", None), ("f", "fred")]:
-        found = G.match(answer, menus)
-        assert isinstance(found, G.Matched) and found.values["for"] == target, answer
-    assert G.match("8", menus) == G.Unmatched("unclear", "for")
-    assert G.match("dag", menus) == G.Unmatched("unclear", "for")  # not yourself
-    assert R.menus(game, "host") == ()  # host controls are keywords, not menus
+        found = S.read(game, sh, "dag", answer)
+        assert not isinstance(found, G.Unmatched), answer
+        assert getattr(found, "target", "?") == target, (answer, found)
+    assert S.read(game, sh, "dag", "8") == G.Unmatched("unclear", "for")
+    assert S.read(game, sh, "dag", "dag") == G.Unmatched("unclear", "for")  # not yourself
+    assert S.sheet(game, "host") is None  # host controls are keywords, not menus
 
 
 def test_prompts_in_every_language() -> None:
-    assert R.prompt(_game("nb"), R.menus(_game("nb"), "ana"), "nb") == (
+    nb, sr = _game("nb"), _game("sr")
+    ana, dag = S.sheet(nb, "ana"), S.sheet(sr, "dag")
+    assert ana is not None and dag is not None
+    assert S.menu_text(nb, ana, "nb") == (
         "Svar: plan 1-3, jobb UTE/RADIO/VAKT, partner (navn/-), [SABOTASJE]. F.eks. 2 R CY"
     )
-    assert R.prompt(_game("sr"), R.menus(_game("sr"), "dag"), "sr") == (
+    assert S.menu_text(sr, dag, "sr") == (
         "Odgovor: plan 1-3, posao TEREN/RADIO/STRAŽA, partner (ime/-). Npr. 2 R BO"
     )
 
@@ -181,10 +186,13 @@ def test_no_text_makes_the_grammar_raise(text: str) -> None:
     for who in ("ana", "dag", "host"):
         menus = R.menus(game, who)
         found = G.match(text, menus)
-        if isinstance(found, G.Unmatched):
-            assert R.unmatched(game, found, menus, "nb")
-        else:
+        if not isinstance(found, G.Unmatched):
             assert found.menu in menus
+        sh = S.sheet(game, who)
+        if sh is not None:
+            read = S.read(game, sh, who, text)
+            if isinstance(read, G.Unmatched):
+                assert S.unmatched(game, read, sh, "nb")
 
 
 @settings(max_examples=200, deadline=None)

@@ -79,11 +79,11 @@ def test_a_wrong_auth_token_is_a_recorded_failure(fake: FakeTwilio) -> None:
 
 def test_long_texts_are_split_at_line_ends() -> None:
     lines = [f"Line {i}: " + "x" * 90 for i in range(6)]
-    chunks = split("\n".join(lines))
+    chunks = split("\n".join(lines), 2)
     assert all(segments(c) <= 2 for c in chunks)
     assert "\n".join(chunks) == "\n".join(lines)
     long_word_line = "word " * 200
-    chunks = split(long_word_line.strip())
+    chunks = split(long_word_line.strip(), 2)
     assert all(segments(c) <= 2 for c in chunks)
     assert all(not c.startswith(" ") and "wor d" not in c for c in chunks)
     assert " ".join(chunks).split() == long_word_line.split()
@@ -107,7 +107,8 @@ def test_reminders_resend_the_question_to_those_who_have_not_answered(fake: Fake
         await w.sms.notifier.notify(game, events)
         await w.sms.outbox.drain()
         assert len(w.inbox(phones[0])) == before  # answered already: no reminder
-        assert w.last(phones[1]).startswith("Reminder: time is nearly up.\nReply: plan 1-3")
+        assert w.last(phones[1]).startswith("Reminder: time is nearly up.\nPlan 1: ")
+        assert "\nReply: plan 1-3" in w.last(phones[1])
         assert outcome.accepted
 
     async def main() -> None:

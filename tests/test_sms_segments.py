@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from adapters.sms import render as R
+from adapters.sms import sheet as S
 from adapters.sms.segments import encoding, is_gsm7, prepare, segments, transliterate
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
@@ -85,17 +86,22 @@ def _ok(result: object) -> Game:
     return result.state
 
 
+def _menu(game: Game, player: str) -> str:
+    sh = S.sheet(game, player)
+    assert sh is not None
+    return S.menu_text(game, sh, game.lang)
+
+
 def _longest_prompts(game: Game) -> tuple[str, str]:
     """The longest choice prompt (an infiltrator's) and vote menu of the game."""
-    lang = game.lang
     st = game.rules
     spy = next(p for s, p in enumerate(game.players) if st.infiltrator[s])
-    choose = R.prompt(game, R.menus(game, spy), lang)
+    choose = _menu(game, spy)
     for p in game.players:
         game = _ok(apply(game, Choose(p, None, 1, "guard"), 2.0))
     game = _ok(apply(game, A.Advance("tg:host", game.phase.seq), 3.0))  # mission -> discussion
     game = _ok(apply(game, A.Advance("tg:host", game.phase.seq), 4.0))  # discussion -> vote
-    vote = R.prompt(game, R.menus(game, game.players[0]), lang)
+    vote = _menu(game, game.players[0])
     assert vote and choose
     return choose, vote
 

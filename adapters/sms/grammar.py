@@ -83,6 +83,25 @@ LANG_WORDS = {"nb": "nb", "no": "nb", "norsk": "nb", "sr": "sr", "srpski": "sr",
 LANG_WORDS["english"] = "en"
 
 
+# The words that say which language a stranger writes in (a phone in no game
+# is answered in it): only words that belong to one language.
+_LANG_OF: dict[str, str] = {
+    **dict.fromkeys(("help", "info", "join", "new", "menu", "again", "commands", "go"), "en"),
+    **dict.fromkeys(("begin", "next", "skip", "finish", "resume"), "en"),
+    **dict.fromkeys(("hjelp", "delta", "bli", "ny", "nytt", "meny", "igjen", "kommandoer"), "nb"),
+    **dict.fromkeys(("begynn", "kjor", "neste", "videre", "fortsett", "avslutt", "slutt"), "nb"),
+    **dict.fromkeys(("pomoc", "udji", "udi", "pridruzi", "prijava", "nova", "novi", "nove"), "sr"),
+    **dict.fromkeys(("stanje", "meni", "ponovo", "komande", "pocni", "kreni", "zapocni"), "sr"),
+    **dict.fromkeys(("pauza", "nastavi", "dalje", "sledece", "kraj", "zavrsi"), "sr"),
+}
+
+
+def language_of(body: str) -> str | None:
+    """The language a text's first word belongs to (None: no telling, like STATUS)."""
+    words = tokens(body)
+    return _LANG_OF.get(fold(words[0]).strip(".!:")) if words else None
+
+
 class Command(NamedTuple):
     """A parsed text. `kind` is one of the names below; `args` its words."""
 
@@ -218,7 +237,7 @@ def match(text: str | list[str], menus: tuple[Menu, ...]) -> Matched | Unmatched
     if len(menu.fields) == 1 and not menu.fields[0].many and len(folded) == 1:
         only = menu.fields[0]
         n = _number(folded[0], len(only.options))
-        if n is not None and not any(isinstance(o.value, int) for o in only.options):
+        if n is not None and not _has_int(only):
             return Matched(menu, {only.name: only.options[n - 1].value})
     readings = list(_readings(menu.fields, folded))
     if len(readings) == 1:

@@ -23,8 +23,9 @@ from typing import Any
 from adapters.sms import grammar as G
 from adapters.sms import opt_out
 from adapters.sms import render as R
+from adapters.sms import sheet as S
 from adapters.sms.directory import Directory, player_id
-from adapters.sms.notifier import SmsNotifier, compose, split
+from adapters.sms.notifier import SmsNotifier, split
 from adapters.sms.outbound import OutMessage
 from adapters.sms.phones import e164, short_mask
 from adapters.sms.segments import prepare
@@ -32,7 +33,6 @@ from adapters.sms.settings import SmsSettings
 from adapters.store.base import GameStore
 from bots.service import GameNotFound, GameService
 from gameflow.core import actions as A
-from gameflow.core.events import Kind
 from gameflow.core.state import Game
 from gameflow.core.text import Msg, msg
 from gameflow.i18n import render
@@ -102,15 +102,18 @@ class Gateway:
     async def _handle(self, sid: str, phone: str, body: str, quiet: bool) -> None:
         player = self.player_of(phone)
         game = await self._game_of(phone)
-        lang = game.lang if game is not None else self.settings.default_lang
+        # A phone in no game is answered in the language of the word it used.
+        lang = game.lang if game is not None else G.language_of(body) or self.settings.default_lang
         say: list[str] = []
         control = opt_out.classify(body)
         if control is not None:
             await self._control(control, phone, player, game, lang, say)
+        elif game is not None and self._pleading(game, player, body):
+            await self._answer(sid, body, game, player, say)
         else:
             cmd = G.parse(body)
             lang = cmd.lang if game is None and cmd.lang else lang
-            await self._command(sid, cmd, phone, player, game, lang, say)
+            await self._command(sid, cmd, body, phone, player, game, lang, say)
         if say and not quiet:
             # Replies may hold a menu with secret options: private, and a failed
             # delivery is reported like any private text.
@@ -128,6 +131,14 @@ class Gateway:
         except GameNotFound:
             return None
         return None if game.over else game
+
+    @staticmethod
+    def _pleading(game: Game, player: str, body: str) -> bool:
+        """A player asked for their own words takes their next text (of more
+        than one word: STATUS and HELP still work) as the answer, whatever
+        keyword it happens to start with ("Stop blaming me...")."""
+        sh = S.sheet(game, player)
+        return sh is not None and sh.style == S.FREE and len(G.tokens(body)) > 1
 
     async def _control(
         self, kind: str, phone: str, player: str, game: Game | None, lang: str, say: list[str]
@@ -147,6 +158,7 @@ class Gateway:
         self,
         sid: str,
         cmd: G.Command,
+        body: str,
         phone: str,
         player: str,
         game: Game | None,
@@ -172,7 +184,7 @@ class Gateway:
             phase = game.phase.seq if kind == "advance" else None
             await self._submit(sid, game, HOST_ACTIONS[kind](player, phase), player, say)
         else:
-            await self._answer(sid, cmd, game, player, say)
+            await self._answer(sid, body, game, player, say)
 
     async def _new(
         self,
@@ -221,22 +233,27 @@ class Gateway:
         shown = joined.names[seat] if seat >= 0 else name
         say.append(R.t(R.WELCOME, joined.lang, name=shown, code=code))
 
-    async def _answer(
-        self, sid: str, cmd: G.Command, game: Game, player: str, say: list[str]
-    ) -> None:
-        menus = R.menus(game, player)
-        found = G.match(list(cmd.args), menus)
+    async def _answer(self, sid: str, body: str, game: Game, player: str, say: list[str]) -> None:
+        """Read `body` against the sheet the player was last texted. A number
+        typed for an older, different sheet is never mapped onto the new one:
+        it is refused with the current sheet (a word names a value, not a
+        place, so it is still read)."""
+        lang = game.lang
+        sh = S.sheet(game, player)
+        if sh is None:
+            say.append(R.t(R.NOTHING_NOW, lang))
+            return
+        sent = await self.notifier.sheets.key(game.id, player)
+        if sent != sh.key and S.starts_with_number(body):
+            say.extend((R.t(R.CHANGED, lang), S.text(game, sh, lang)))
+            await self.notifier.sheets.mark(game, player, sh.key)
+            return
+        found = S.read(game, sh, player, body)
         if isinstance(found, G.Unmatched):
-            say.append(R.unmatched(game, found, menus, game.lang))
+            say.append(S.unmatched(game, found, sh, lang))
+            await self.notifier.sheets.mark(game, player, sh.key)
             return
-        step: dict[str, Any] = {"do": found.menu.kind, "as": player, "phase": found.menu.phase}
-        for name, value in found.values.items():
-            step[name] = list(value) if isinstance(value, tuple) else value
-        action = _action(game, step, found.menu)
-        if action is None:
-            say.append(R.unmatched(game, G.Unmatched("unclear"), menus, game.lang))
-            return
-        await self._submit(sid, game, action, player, say)
+        await self._submit(sid, game, found, player, say)
 
     async def _submit(
         self, sid: str, game: Game, action: A.Action, player: str, say: list[str]
@@ -245,23 +262,23 @@ class Gateway:
         after = outcome.game
         if outcome.rejected is not None:
             say.append(render(outcome.rejected.message, after.lang))
-        elif outcome.accepted and not compose(after, outcome.events, player)[0]:
-            # The transition texted the sender nothing: say what it did.
-            lines = [
-                render(e.text, after.lang)
-                for e in outcome.events
-                if e.kind is Kind.ANNOUNCE and e.text is not None
-            ]
-            say.extend(lines or [R.t(R.OK, after.lang)])
+            sh = S.sheet(after, player)
+            if sh is not None:  # what may be answered instead
+                say.append(S.text(after, sh, after.lang))
+                await self.notifier.sheets.mark(after, player, sh.key)
+        elif outcome.accepted and not self.notifier.texted(after, player):
+            # The commit texted the sender nothing: say it was taken.
+            say.append(R.t(R.OK, after.lang))
 
     # -- status and the host -----------------------------------------------------------
 
     async def status_text(self, game: Game, player: str) -> str:
         """The player's current question again (STATUS); the host gets the roster."""
         lines = []
-        question = R.prompt(game, R.menus(game, player), game.lang)
-        if question:
-            lines.append(question)
+        sh = S.sheet(game, player)
+        if sh is not None:
+            lines.append(S.text(game, sh, game.lang))
+            await self.notifier.sheets.mark(game, player, sh.key)
         if player == game.host:
             lines.append(await self.roster(game))
         return "\n".join(lines) or R.t(R.NOTHING_NOW, game.lang)
@@ -331,18 +348,11 @@ class Gateway:
 
 
 def _action(game: Game, step: dict[str, Any], menu: G.Menu) -> A.Action | None:
-    """The action a matched answer stands for. Some games offer yes/no fields as
-    0/1 but read them as booleans in their steps: those are tried both ways."""
+    """The action a `grammar.match` of `menu` stands for (tests/test_scale reads
+    answers this way); None if the rules' step reader refuses it."""
+    del menu  # yes/no fields are booleans in legal(): no 0/1 to convert any more
     try:
         return parse_step(game, step)
-    except ValueError:
-        pass
-    flags = [f.name for f in menu.fields if {o.value for o in f.options} <= {0, 1} and f.options]
-    if not flags:
-        return None
-    retry = {**step, **{name: bool(step[name]) for name in flags if step.get(name) is not None}}
-    try:
-        return parse_step(game, retry)
     except ValueError:
         return None
 

@@ -1,33 +1,50 @@
-"""The SMS notifier: a committed transition's events as texts to SMS players.
+"""The SMS notifier: after every commit, one text per SMS player who has news.
 
-One transition makes at most one text per recipient: their private messages,
-their prompt (the menu rendered from `legal()` for the state after the
-transition) and, riding along, the public announcements of that transition, in
-event order. Public announcements are on the TV and in the room; by SMS they go only
-where they cost nothing extra (`compose`): along with a private text when they
-fit in the segments it needs anyway, those of announcement-only transitions
-kept for the player's next text. At the game's end, or with `SMS_ANNOUNCE=all`,
-all of them go. That, and one text per transition, keeps a 7-player Station
-round within five segments.
+A player's text for one commit holds, in this order: the public news of the
+commit (a player on a dumb phone has no TV: the votes, the results, who sits
+out, the end reveal), their private lines (their role, what a card showed
+them), and their question when it changed. The question is a view: the
+notifier computes every SMS player's sheet (`adapters.sms.sheet`) after each
+commit and compares its key with the key of the sheet it last texted them; a
+changed or renumbered question is texted again, an unchanged one is not. PROMPT
+events are no longer what triggers a menu.
 
-A recipient who said STOP is skipped: their private information is not sent
-anywhere else instead. A text longer than two segments is split at line ends.
+The keys last texted are kept with the game (`store.set_attr`), one JSON
+record per game: `{"v": game version, "k": {player: sheet key}}`, replaced by
+compare-and-set, so that when several workers notify commits of one game, a
+worker with an older commit never overwrites what a newer one recorded, and
+each key change is texted by one worker only. The inbound gateway reads the
+same record: a number is read against the sheet the player was last sent.
+
+Lobby news (who joined) is not texted: the joiner gets a welcome, and the role
+card stays one segment. A recipient who said STOP is skipped: their private
+information is not sent anywhere else instead. A text longer than three
+segments is split at line ends.
 """
 
 from __future__ import annotations
 
+import json
+import logging
+from typing import Any
+
 from adapters.deadline_text import until
 from adapters.sms import render as R
+from adapters.sms import sheet as S
 from adapters.sms.directory import Directory, is_sms
 from adapters.sms.outbound import Outbox, OutMessage
 from adapters.sms.segments import prepare, segments
 from adapters.sms.settings import SmsSettings
+from adapters.store.base import GameStore
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
 from gameflow.i18n import render
 
-MAX_SEGMENTS = 2
-PENDING = 4  # announcements kept per player for their next text
+log = logging.getLogger(__name__)
+
+MAX_SEGMENTS = 3  # one text on every phone; longer ones are split at line ends
+ATTR = "sms:sheets"
+TRIES = 8
 
 
 def recipients(game: Game) -> list[str]:
@@ -38,52 +55,39 @@ def compose(
     game: Game,
     events: tuple[Event, ...],
     who: str,
-    announce_all: bool = False,
-    pending: tuple[str, ...] = (),
+    sheet: S.Sheet | None,
+    *,
+    public: bool = True,
 ) -> tuple[list[str], bool]:
-    """The lines `who` is texted for these events, and whether any is private.
-
-    Private lines (their texts, their prompt, host reports) decide whether there
-    is a text at all. Public announcements (`pending` ones from earlier
-    transitions first) ride along only where they cost nothing: a line is kept
-    if the text stays within the segments the private lines need anyway. At the
-    end of the game, or with `announce_all`, every announcement goes out.
-    """
+    """The lines `who` is texted for one commit, and whether any is private.
+    `sheet` is their question when it changed (None: unchanged or none)."""
     lang = game.lang
-    public: list[str] = list(pending)
+    news: list[str] = []
     private: list[str] = []
     secret = False
-    over = False
+    remind = False
+    shown = game.running or game.over  # lobby news stays in the lobby
     for ev in events:
         if ev.kind is Kind.ANNOUNCE and ev.text is not None:
-            public.append(render(ev.text, lang))
+            if public and shown:
+                news.append(render(ev.text, lang))
         elif ev.kind in (Kind.TELL, Kind.HOST) and ev.to == who and ev.text is not None:
             private.append(render(ev.text, lang))
             secret = secret or ev.secret or ev.kind is Kind.TELL
-        elif ev.kind is Kind.PROMPT and ev.to == who and ev.phase == game.phase.seq:
-            question = R.prompt(game, R.menus(game, who), lang)
-            if ev.text is not None:
-                private.append(render(ev.text, lang))
-            if question:
-                private.extend((question, *_closes(game, lang)))
+        elif ev.kind is Kind.PROMPT and ev.to == who and ev.text is not None:
+            private.append(render(ev.text, lang))
             secret = True
         elif ev.kind is Kind.REMINDER and ev.to == who and ev.phase == game.phase.seq:
-            question = R.prompt(game, R.menus(game, who), lang)
-            if question:  # answered meanwhile: no reminder
-                private.extend((R.t(R.REMINDER, lang), question, *_closes(game, lang)))
-                secret = True
-        elif ev.kind is Kind.OVER:
-            over = True
-    if over or announce_all:
-        return public + private, secret
-    if not private:
-        return [], False
-    budget = max(1, segments("\n".join(private)))
-    riders: list[str] = []
-    for line in public:
-        if segments("\n".join([*riders, line, *private])) <= budget:
-            riders.append(line)
-    return riders + private, secret
+            remind = True
+    if remind:
+        current = sheet or S.sheet(game, who)
+        if current is not None:  # answered meanwhile: no reminder
+            private.append(R.t(R.REMINDER, lang))
+            sheet = current
+    if sheet is not None:
+        private.extend((S.text(game, sheet, lang), *_closes(game, lang)))
+        secret = True
+    return news + private, secret
 
 
 def _closes(game: Game, lang: str) -> tuple[str, ...]:
@@ -133,31 +137,111 @@ def _room(text: str, limit: int) -> int:
     return lo
 
 
+class SentSheets:
+    """The sheet keys last texted, per game, in the game's store (see above).
+    Without a store (a unit test of the notifier alone) they live in memory."""
+
+    def __init__(self, store: GameStore | None) -> None:
+        self.store = store
+        self._memory: dict[str, str] = {}
+
+    async def _get(self, game_id: str) -> str | None:
+        if self.store is None:
+            return self._memory.get(game_id)
+        return await self.store.get_attr(game_id, ATTR)
+
+    async def _swap(self, game_id: str, old: str | None, new: str) -> bool:
+        if self.store is None:
+            if self._memory.get(game_id) != old:
+                return False
+            self._memory[game_id] = new
+            return True
+        return await self.store.swap_attr(game_id, ATTR, old, new)
+
+    @staticmethod
+    def _parse(raw: str | None) -> tuple[int, dict[str, str]]:
+        if not raw:
+            return -1, {}
+        doc: dict[str, Any] = json.loads(raw)
+        return int(doc["v"]), dict(doc["k"])
+
+    async def key(self, game_id: str, player: str) -> str | None:
+        """The key of the sheet `player` was last texted (None: none open)."""
+        return self._parse(await self._get(game_id))[1].get(player)
+
+    async def claim(self, game: Game, players: list[str]) -> dict[str, S.Sheet]:
+        """The sheets to text now (those whose key changed), recorded as texted.
+        Empty when a newer commit of the game has recorded its sheets already."""
+        for _ in range(TRIES):
+            raw = await self._get(game.id)
+            version, keys = self._parse(raw)
+            if version > game.version:
+                return {}
+            before = dict(keys)
+            out: dict[str, S.Sheet] = {}
+            for p in players:
+                k = S.key_of(game, p)
+                if k is None:
+                    keys.pop(p, None)
+                elif before.get(p) != k:
+                    sh = S.sheet(game, p)
+                    if sh is not None:
+                        out[p] = sh
+                    keys[p] = k
+            if version == game.version and keys == before:
+                return {}
+            new = json.dumps({"v": game.version, "k": keys}, sort_keys=True)
+            if await self._swap(game.id, raw, new):
+                return out
+        log.warning("SMS sheets of %s: lost the race %d times", game.id, TRIES)
+        return {}
+
+    async def mark(self, game: Game, player: str, key: str | None) -> None:
+        """Record that `player` was just texted the sheet `key` (a resend)."""
+        for _ in range(TRIES):
+            raw = await self._get(game.id)
+            version, keys = self._parse(raw)
+            if version > game.version or keys.get(player) == key:
+                return
+            if key is None:
+                keys.pop(player, None)
+            else:
+                keys[player] = key
+            new = json.dumps({"v": max(version, game.version), "k": keys}, sort_keys=True)
+            if await self._swap(game.id, raw, new):
+                return
+
+
 class SmsNotifier:
-    def __init__(self, directory: Directory, outbox: Outbox, settings: SmsSettings) -> None:
+    def __init__(
+        self,
+        directory: Directory,
+        outbox: Outbox,
+        settings: SmsSettings,
+        store: GameStore | None = None,
+    ) -> None:
         self.directory = directory
         self.outbox = outbox
         self.settings = settings
-        # Announcements a player was not texted yet (memory only: they are on the TV too).
-        self._pending: dict[tuple[str, str], tuple[str, ...]] = {}
+        self.sheets = SentSheets(store)
+        # Whom the last commit of each game texted (this process's commits):
+        # the gateway confirms an answer only to a sender it texted nothing.
+        self._texted: dict[str, tuple[int, frozenset[str]]] = {}
 
     async def notify(self, game: Game, events: tuple[Event, ...]) -> None:
-        announce_all = self.settings.announce == "all"
-        public = tuple(
-            render(e.text, game.lang)
-            for e in events
-            if e.kind is Kind.ANNOUNCE and e.text is not None
-        )
+        people = recipients(game)
+        if not people:
+            return
+        changed = await self.sheets.claim(game, people)
+        public = self.settings.announce != "private"
         texts: list[tuple[str, list[str], bool]] = []
-        for who in recipients(game):
-            key = (game.id, who)
-            lines, secret = compose(game, events, who, announce_all, self._pending.get(key, ()))
+        for who in people:
+            lines, secret = compose(game, events, who, changed.get(who), public=public)
             if lines:
-                self._pending.pop(key, None)
                 texts.append((who, lines, secret))
-            elif public and not game.over:
-                # Kept for the player's next text, where it may ride along for free.
-                self._pending[key] = (*self._pending.get(key, ()), *public)[-PENDING:]
+        self._texted[game.id] = (game.version, frozenset(who for who, _, _ in texts))
+        if game.over:
+            self._texted.pop(game.id, None)
         if texts:
             # One look-up for the whole table: the records may be a network away.
             phones = await self.directory.reachable([who for who, _, _ in texts])
@@ -165,9 +249,13 @@ class SmsNotifier:
                 phone = phones.get(who)
                 if phone is not None:
                     await self._queue(game, who, phone, lines, secret)
+
+    def texted(self, game: Game, who: str) -> bool:
+        """Whether the commit that made `game` texted `who` (here, in this process)."""
         if game.over:
-            for who in recipients(game):
-                self._pending.pop((game.id, who), None)
+            return is_sms(who)  # the end goes to everyone
+        version, people = self._texted.get(game.id, (-1, frozenset()))
+        return version == game.version and who in people
 
     async def text(self, game: Game, who: str, lines: list[str], secret: bool) -> bool:
         """Queue `lines` to `who` (one text, split if it must be); False if not sent."""

@@ -1,21 +1,21 @@
-"""Short texts: menus from legal actions, replies, and the adapter's own messages.
+"""The SMS adapter's own words: templates, and the labels of every value.
 
-Every menu is built from `gameflow.core.engine.legal` and nothing else, and the
-same `Menu` is what `grammar.match` reads the answer against, so a text menu can
-never offer what the rules would refuse. Values are named by their translated
-labels (player names for players); any language's label, or a prefix that fits
-one value only, is understood.
+A value is named by its translated label, never its id: players by their
+name, a plot card by the Resistance's own catalog name, a job or secret action
+by Station's words, yes/no by yes/no (or a yes/no field's own words: "with
+the dagger"). Any language's label, or a prefix that fits one value only, is
+understood (`_words`). The menus themselves are built in `adapters.sms.sheet`.
 
-SMS costs money per segment: prompts are one line (`Reply: plan 1-3, job
-OUTSIDE/RADIO/GUARD, partner (name/-). E.g. 2 G ANA`), and a single-field menu is
-a numbered list on one line (`Vote for: 1 Ana 2 Bo 3 Nobody. Reply with the number.`).
+SMS costs money per segment, so the templates are short: `Reply: plan 1-3, job
+OUTSIDE/RADIO/GUARD, partner (name/-). E.g. 2 G ANA`, `Vote for: 1 Ana 2 Bo 3
+Nobody. Reply with the number.`
 """
 
 from __future__ import annotations
 
 import functools
 
-from adapters.sms.grammar import Menu, MenuField, Option, Unmatched, fold
+from adapters.sms.grammar import Menu, MenuField, Option, fold
 from gameflow.core import actions as A
 from gameflow.core.engine import legal
 from gameflow.core.legal import ActionSpec, Value
@@ -26,6 +26,8 @@ from gameflow.i18n import LANGUAGES, render
 # Host controls and lobby actions have their own keywords; menus list game actions only.
 CONTROL_KINDS = frozenset(cls.kind for cls in A.CORE_ACTIONS)
 
+# Field names, by "kind.field" first (the same field reads differently in
+# different questions: "to" in a relay, "to" when giving a card), then by field.
 FIELD_NAMES: dict[str, str] = {
     "plan": N_("plan"),
     "job": N_("job"),
@@ -36,24 +38,74 @@ FIELD_NAMES: dict[str, str] = {
     "to": N_("to"),
     "card": N_("card"),
     "team": N_("team"),
-    "approve": N_("Approve"),
+    "approve": N_("Approve the team"),
     "names": N_("names"),
+    "chest": N_("Open chest"),
+    "accept": N_("Accept the offer"),
+    "end": N_("End the game now"),
+    "text": N_("text"),
+    "access": N_("access"),
+    "allow": N_("Allow recruitment"),
+    "on": N_("Dagger in play"),
+    "mission.card": N_("Mission card"),
+    "mission.to": N_("Hand your bag to"),
+    "give.to": N_("Give it to"),
+    "murder.target": N_("Murder"),
+    "tempt.target": N_("Tempt"),
+    "force.target": N_("Force"),
+    "vote.for": N_("Vote for"),
 }
 KIND_NAMES: dict[str, str] = {
     "choose": N_("choice"),
-    "vote": N_("vote"),
-    "propose": N_("propose a team"),
-    "give": N_("give a card"),
-    "play": N_("play a card"),
-    "mission": N_("mission card"),
-    "pass": N_("pass"),
+    "vote": N_("Vote"),
+    "propose": N_("Propose a team"),
+    "give": N_("Give a card"),
+    "play": N_("Play"),
+    "mission": N_("Mission card"),
+    "traitors.mission": N_("Hand over the bag"),
+    "pass": N_("Pass"),
+    "plea": N_("Plea"),
+    "murder": N_("Murder"),
+    "tempt": N_("Tempt"),
+    "force": N_("Force"),
+    "death_list": N_("Death list"),
+    "answer": N_("Answer"),
+    "end_vote": N_("End vote"),
+    "score": N_("Score the mission"),
+    "murder_free": N_("Murder-free night"),
+    "forbid_murder": N_("Forbid the murder"),
+    "death_list_on": N_("Play the death list"),
+    "recruit": N_("Recruitment"),
+    "dagger": N_("Dagger in play"),
+    "final": N_("Call the final round table"),
+}
+# Words for the values that are not players: Station's jobs and secret actions
+# (the Resistance's cards are named by the Resistance's own catalog).
+VALUE_WORDS: dict[str, str] = {
+    "outside": N_("outside"),
+    "radio": N_("radio"),
+    "guard": N_("guard"),
+    "sabotage": N_("sabotage"),
+    "trap": N_("trap"),
+}
+# A yes/no field that reads better as words of its own: the entry of a menu
+# ("1 Vote + name 2 Vote, with the dagger + name"); "" is shown as nothing.
+BOOL_WORDS: dict[tuple[str, bool], str] = {
+    ("drop", True): N_("drop it"),
+    ("drop", False): "",
+    ("dagger", True): N_("with the dagger"),
+    ("dagger", False): "",
 }
 YES, NO = N_("yes"), N_("no")
 NOBODY, NO_PARTNER = N_("Nobody"), N_("no partner")
 NAME_OR_NONE = N_("name/-")
+NAME = N_("name")
 
 REPLY = N_("Reply: {fields}. E.g. {example}")
 NUMBERED = N_("{field}: {options}. Reply with the number.")
+PICK = N_("Reply with the number. E.g. {example}")
+FREE = N_("{kind}: write it in one text.")
+CHANGED = N_("That menu has changed:")
 HELP = N_(
     "JOIN code name: join a game. STATUS: your question again. "
     "Host: NEW STATION, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
@@ -81,6 +133,9 @@ UNDELIVERED = N_("A private text to {name} was not delivered.")
 TEMPLATES: dict[str, dict[str, str | int]] = {
     REPLY: {"fields": "", "example": ""},
     NUMBERED: {"field": "", "options": ""},
+    PICK: {"example": "2 Kristoffer"},
+    FREE: {"kind": ""},
+    CHANGED: {},
     HELP: {},
     CREATED: {"code": "KPRT"},
     WELCOME: {"name": "Kristoffer", "code": "KPRT"},
@@ -111,35 +166,40 @@ def t(msgid: str, lang: str, **params: str | int) -> str:
 
 
 def label(game: Game, field: str, value: Value, lang: str) -> str:
-    """How `value` of `field` is written in `lang`."""
+    """How `value` of `field` is written in `lang` (players by their name)."""
     if isinstance(value, str):
         seat = game.seat(value)
         if seat >= 0:
             return game.names[seat]
-    return _plain_label(field, value, lang)
+    return _plain_label(game.kind, field, value, lang)
 
 
 def _words(game: Game, field: str, value: Value) -> tuple[str, ...]:
     """The folded words that name `value`, in every language. They depend only on
-    the game's language and table, so they are cached: every transition renders
-    each SMS player's menu, and a worker serving many games would otherwise
-    translate and fold the same labels again and again."""
+    the game's kind, language and table, so they are cached: every transition
+    renders each SMS player's menu, and a worker serving many games would
+    otherwise translate and fold the same labels again and again."""
     if value is None or isinstance(value, bool | int):
-        return _label_words(game.lang, field, value)
+        return _label_words(game.kind, game.lang, field, value)
     if game.seat(value) >= 0:
         return _player_words(game.names[game.seat(value)], value)
-    return _label_words(game.lang, field, value)
+    return _label_words(game.kind, game.lang, field, value)
 
 
 @functools.lru_cache(maxsize=4096)
-def _label_words(lang: str, field: str, value: Value) -> tuple[str, ...]:
+def _label_words(kind: str, lang: str, field: str, value: Value) -> tuple[str, ...]:
     seen: dict[str, None] = {}
-    if value is not None and not isinstance(value, bool | int):
+    if isinstance(value, bool):
+        # "1 yes 2 no" is answered "yes" or "ja" as well as "1" in every game.
+        for each in (lang, *LANGUAGES):
+            seen.update(dict.fromkeys(fold(render(YES if value else NO, each)).split()))
+    elif value is not None and not isinstance(value, int):
         seen[fold(value)] = None
     for each in (lang, *LANGUAGES):
-        text = fold(_plain_label(field, value, each))
-        seen[text] = None
-        seen.update(dict.fromkeys(text.split()))
+        text = fold(_plain_label(kind, field, value, each))
+        if text:
+            seen[text] = None
+            seen.update(dict.fromkeys(text.split()))
     return tuple(seen)
 
 
@@ -150,19 +210,42 @@ def _player_words(name: str, player: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((fold(player), text, *text.split())))
 
 
-def _plain_label(field: str, value: Value, lang: str) -> str:
-    """`label` for a value that is not a player."""
+def _plain_label(kind: str, field: str, value: Value, lang: str) -> str:
+    """`label` for a value that is not a player: the catalog's own words (a
+    plot card's name from the Resistance's catalog), never the id."""
     if value is None:
         return render(NO_PARTNER if field == "partner" else NOBODY, lang)
     if isinstance(value, bool):
+        word = BOOL_WORDS.get((field, value))
+        if word is not None:
+            return render(word, lang) if word else ""
         return render(YES if value else NO, lang)
     if isinstance(value, int):
         return str(value)
-    return render(value, lang)
+    if kind == "resistance" and field == "card":
+        from gameflow.games.resistance.cards import CARDS
+        from gameflow.games.resistance.texts import CARD_TEXT
+
+        name = CARD_TEXT.get(value) or (CARDS[value].name if value in CARDS else value)
+        return render(name, lang)
+    return render(VALUE_WORDS.get(value, value), lang)
+
+
+def field_name(name: str, lang: str, kind: str = "") -> str:
+    """The name of field `name` (of action `kind`) in `lang`."""
+    msgid = FIELD_NAMES.get(f"{kind}.{name}") or FIELD_NAMES.get(name)
+    return render(msgid, lang) if msgid else name
+
+
+def kind_name(game: Game, kind: str, lang: str) -> str:
+    msgid = KIND_NAMES.get(f"{game.kind}.{kind}") or KIND_NAMES.get(kind)
+    return render(msgid, lang) if msgid else kind.replace("_", " ")
 
 
 def menus(game: Game, player: str) -> tuple[Menu, ...]:
-    """The player's answerable menus, straight from the core's legal actions."""
+    """The player's legal actions as `grammar.match` reads them, one menu per
+    spec (what tests/test_scale types is read this way; players' texts are
+    read against their sheet, `adapters.sms.sheet`)."""
     return tuple(
         menu_of(game, spec) for spec in legal(game, player) if spec.kind not in CONTROL_KINDS
     )
@@ -178,103 +261,3 @@ def menu_of(game: Game, spec: ActionSpec) -> Menu:
         for f in spec.fields
     )
     return Menu(spec.kind, spec.phase, fields)
-
-
-# -- prompts ------------------------------------------------------------------------
-
-
-def field_name(name: str, lang: str) -> str:
-    return render(FIELD_NAMES[name], lang) if name in FIELD_NAMES else name
-
-
-def _shown(menu: Menu) -> tuple[MenuField, ...]:
-    """Fields worth a word: a field whose only option is "nothing" is left out."""
-    return tuple(f for f in menu.fields if any(o.value is not None for o in f.options))
-
-
-def prompt(game: Game, menus_: tuple[Menu, ...], lang: str) -> str:
-    """The one-line question for the player's menus ("" when there is none)."""
-    if not menus_:
-        return ""
-    if len(menus_) == 1 and menus_[0].fields:
-        return _prompt_one(game, menus_[0], lang)
-    lines = []
-    for i, m in enumerate(menus_, 1):
-        fields = _fields_text(game, m, lang)
-        name = render(KIND_NAMES.get(m.kind, m.kind), lang)
-        lines.append(f"{i}) {name}: {fields}" if fields else f"{i}) {name}")
-    return "\n".join(lines)
-
-
-def _prompt_one(game: Game, menu: Menu, lang: str) -> str:
-    shown = _shown(menu)
-    if len(shown) == 1 and len(menu.fields) == 1 and not shown[0].many:
-        f = shown[0]
-        if not any(isinstance(o.value, int) and not isinstance(o.value, bool) for o in f.options):
-            options = " ".join(
-                f"{i} {label(game, f.name, o.value, lang)}" for i, o in enumerate(f.options, 1)
-            )
-            return t(NUMBERED, lang, field=field_name(f.name, lang), options=options)
-    return t(REPLY, lang, fields=_fields_text(game, menu, lang), example=example(game, menu, lang))
-
-
-def _fields_text(game: Game, menu: Menu, lang: str) -> str:
-    parts = []
-    for f in _shown(menu):
-        values = [o.value for o in f.options if o.value is not None]
-        name = field_name(f.name, lang)
-        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            ints = sorted(int(v) for v in values if isinstance(v, int))
-            contiguous = ints == list(range(ints[0], ints[-1] + 1))
-            opts = (
-                f"{ints[0]}-{ints[-1]}"
-                if contiguous and len(ints) > 2
-                else "/".join(map(str, ints))
-            )
-            parts.append(f"{name} {opts}")
-        elif all(isinstance(v, str) and game.seat(v) >= 0 for v in values):
-            tail = render(NAME_OR_NONE, lang) if f.optional else name
-            parts.append(f"{name} ({tail})" if f.optional else name)
-        else:
-            opts = "/".join(label(game, f.name, v, lang).upper() for v in values)
-            parts.append(f"[{opts}]" if f.optional else f"{name} {opts}")
-    return ", ".join(parts)
-
-
-def example(game: Game, menu: Menu, lang: str) -> str:
-    """A valid answer, written the short way (first letters, first names)."""
-    words = []
-    for f in _shown(menu):
-        if f.optional and not any(game.seat(str(o.value)) >= 0 for o in f.options):
-            continue  # secret actions and the like: not in the example
-        values = [o.value for o in f.options if o.value is not None]
-        v = values[min(1, len(values) - 1)]
-        text = label(game, f.name, v, lang)
-        if isinstance(v, int) or game.seat(str(v)) >= 0:
-            words.append(text.split()[0].upper() if text else "-")
-        else:
-            words.append(_short(text, [label(game, f.name, w, lang) for w in values]))
-    return " ".join(words)
-
-
-def _short(text: str, others: list[str]) -> str:
-    """The shortest prefix of `text` no other label starts with."""
-    for n in range(1, len(text) + 1):
-        head = fold(text[:n])
-        if sum(fold(o).startswith(head) for o in others) == 1:
-            return text[:n].upper()
-    return text.upper()
-
-
-def unmatched(game: Game, result: Unmatched, menus_: tuple[Menu, ...], lang: str) -> str:
-    """The reply to an answer that fits no menu: what was expected."""
-    if not menus_:
-        return t(NOTHING_NOW, lang)
-    hint = prompt(game, menus_, lang)
-    if result.reason == "ambiguous":
-        return t(AMBIGUOUS, lang, hint=hint)
-    if result.reason == "too_long":
-        return t(TOO_LONG, lang, hint=hint)
-    if result.field is not None and len(menus_) == 1 and len(menus_[0].fields) > 1:
-        return t(UNCLEAR_FIELD, lang, field=field_name(result.field, lang), hint=hint)
-    return t(UNCLEAR, lang, hint=hint)

@@ -11,9 +11,10 @@ they check out behind a reverse proxy that rewrites host, scheme or port.
 write Serbian in GSM-7 letters (č -> c, đ -> dj) to halve the cost.
 `SMS_DEFAULT_REGION`: where numbers without a country code are (NO).
 `SMS_DEFAULT_LANG`: replies to phones in no game (nb). `SMS_ID_KEY`: the key of
-the opaque player ids (defaults to the auth token). `SMS_ANNOUNCE`: "bundled"
-(public announcements ride along with a player's private texts; the TV shows
-the rest) or "all". `SMS_DB`: the SQLite file of the adapter's own records
+the opaque player ids (defaults to the auth token). `SMS_ANNOUNCE`: "all"
+(every public announcement is texted too, merged into the one text a moment
+makes, for players without the TV) or "private" (only their own lines and
+questions: a table that watches the TV). `SMS_DB`: the SQLite file of the adapter's own records
 (numbers, opt-outs, messages; default muldvarp-sms.sqlite3) when no directory is
 given; `muldvarp serve` gives one (SQLite in DATA_DIR, or Redis).
 """
@@ -44,7 +45,7 @@ class SmsSettings:
     default_region: str = "NO"
     default_lang: str = "nb"
     id_key: str = ""
-    announce: str = "bundled"
+    announce: str = "all"
     db_path: str = ":memory:"
 
     @classmethod
@@ -63,7 +64,7 @@ class SmsSettings:
             default_region=e.get("SMS_DEFAULT_REGION", "NO") or "NO",
             default_lang=e.get("SMS_DEFAULT_LANG", "nb") or "nb",
             id_key=e.get("SMS_ID_KEY") or token,
-            announce=e.get("SMS_ANNOUNCE", "bundled") or "bundled",
+            announce=e.get("SMS_ANNOUNCE", "all") or "all",
             db_path=e.get("SMS_DB", "muldvarp-sms.sqlite3") or "muldvarp-sms.sqlite3",
         )
 

@@ -81,7 +81,7 @@ def create_sms(
         clock=monotonic,
         wall=service.clock,
     )
-    notifier = SmsNotifier(directory, outbox, settings)
+    notifier = SmsNotifier(directory, outbox, settings, service.store)
     gateway = Gateway(
         service, directory, notifier, settings, host_hook=host_hook, clock=service.clock
     )
