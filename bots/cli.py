@@ -17,11 +17,9 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from gameflow.simulate import main as simulate_main
+    from gameflow.simulate import run
 
-    default = {"resistance": "5-10", "traitors": "6,8,10,12,16,20,24"}
-    players = args.players or default.get(args.game, "5-15")
-    return simulate_main(args.game, players, args.games, args.seed)
+    return run(args)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -66,12 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_replay)
 
     p = sub.add_parser("simulate", help="play many games with scripted bots and report win rates")
-    p.add_argument("game", choices=["station", "resistance", "traitors"])
-    p.add_argument(
-        "--players", help="a count or a range such as 5-15 (default: the game's whole range)"
-    )
-    p.add_argument("--games", type=int, default=1000, help="games per player count")
-    p.add_argument("--seed", default="0", help="seed of the first game")
+    from gameflow.simulate import add_arguments
+
+    add_arguments(p)  # the simulator's own arguments (Traitors options, bots, progress)
     p.set_defaults(func=_simulate)
 
     p = sub.add_parser(

@@ -11,10 +11,13 @@ reads the clock once for the total time).
 
 from __future__ import annotations
 
+import argparse
+import json
 import math
+import sys
 import zlib
-from collections.abc import Callable, Iterable, Sequence
-from typing import Final, NamedTuple
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final, NamedTuple, TextIO
 
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, new_game
@@ -164,12 +167,20 @@ def play(
 
 
 def table(
-    counts: Iterable[int], games: int, seed: str, policy: bots.Policy = bots.DEFAULT
+    counts: Iterable[int],
+    games: int,
+    seed: str,
+    policy: bots.Policy = bots.DEFAULT,
+    progress: Callable[[int], None] | None = None,
 ) -> list[Row]:
     """One row per player count: `games` games each."""
     rows = []
     for n in counts:
-        results = [play(n, f"{seed}/{n}/{i}", policy) for i in range(games)]
+        results = []
+        for i in range(games):
+            results.append(play(n, f"{seed}/{n}/{i}", policy))
+            if progress is not None:
+                progress(1)
         rows.append(summarise(n, results))
     return rows
 
@@ -220,53 +231,123 @@ def format_table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def resistance_table(counts: Sequence[int], games: int, seed: str) -> str:
-    """The spies' win rate with Resistance's simple bots, per player count
-    (plot cards on and off). No target: the figure is reported, not tuned."""
-    from gameflow.games.resistance.bots import spy_win_rates
+class Progress:
+    """Progress of a long run on stderr: one line, rewritten in place on a
+    terminal, every tenth of the run otherwise (the table itself goes to stdout)."""
+
+    def __init__(self, total: int, label: str, out: TextIO | None = None) -> None:
+        self.total, self.label, self.done = max(1, total), label, 0
+        self.out = out if out is not None else sys.stderr
+        self.tty = bool(getattr(self.out, "isatty", lambda: False)())
+        self._shown = -1
+
+    def __call__(self, games: int = 1) -> None:
+        self.done += games
+        tenth = 10 * self.done // self.total
+        if self.tty:
+            self.out.write(f"\r{self.label}: {self.done}/{self.total} games")
+        elif tenth != self._shown:
+            self._shown = tenth
+            self.out.write(f"{self.label}: {self.done}/{self.total} games\n")
+        if self.done >= self.total and self.tty:
+            self.out.write("\n")
+        self.out.flush()
+
+
+def _quiet(games: int = 1) -> None:
+    """No progress (tests, and `--quiet`)."""
+
+
+def resistance_table(
+    counts: Sequence[int],
+    games: int,
+    seed: str,
+    *,
+    bots: str = "reasoning",
+    plots: Sequence[bool] = (True, False),
+    options: Mapping[str, Any] | None = None,
+    progress: Callable[[int], None] = _quiet,
+) -> str:
+    """The spies' win rate per player count, plot cards on and off, with the
+    `bots` policy ("reasoning", "simple" or "random") at every seat."""
+    from gameflow.games.resistance.bots import POLICIES, spy_win_rates
 
     base = int(seed) if seed.isdigit() else zlib.crc32(seed.encode("utf-8"))
     lines = [
-        "| players | games | plot cards | spy win % | 95% CI |",
-        "|---:|---:|---|---:|---|",
+        "| players | games | plot cards | spy win % | 95% CI | resistance win % |",
+        "|---:|---:|---|---:|---|---:|",
     ]
-    for plots in (True, False):
-        rates = spy_win_rates(counts, games, base, {"plot_cards": plots})
+    for on in plots:
+        opts = {**(options or {}), "plot_cards": on}
+        rates = spy_win_rates(counts, games, base, opts, POLICIES[bots], progress)
         for n in counts:
             wins = round(rates[n] * games)
             low, high = wilson(wins, games)
             lines.append(
-                f"| {n} | {games} | {'on' if plots else 'off'} | {100 * rates[n]:.1f} | "
-                f"{100 * low:.1f}–{100 * high:.1f} |"
+                f"| {n} | {games} | {'on' if on else 'off'} | {100 * rates[n]:.1f} | "
+                f"{100 * low:.1f}–{100 * high:.1f} | {100 - 100 * rates[n]:.1f} |"
             )
     return "\n".join(lines)
 
 
-def traitors_table(counts: Sequence[int], games: int, seed: str) -> tuple[str, int]:
-    """The traitors' win rate with the Traitors' simple bots, per table size,
-    with the mean last day and pot; and the bot actions the engine refused."""
+def traitors_table(
+    counts: Sequence[int],
+    games: int,
+    seed: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    bots: str = "reasoning",
+    progress: Callable[[int], None] = _quiet,
+) -> tuple[str, int]:
+    """The traitors' win rate per table size (with the final day each size
+    played, the mean last day and pot); and the bot actions the engine refused."""
     from gameflow.games.traitors.bots import traitor_win_rates
 
     lines = [
-        "| players | games | traitor win % | 95% CI | mean last day | mean pot |",
-        "|---:|---:|---:|---|---:|---:|",
+        "| players | final day | games | traitor win % | 95% CI | loyal win % | mean pot |",
+        "|---:|---:|---:|---:|---|---:|---:|",
     ]
     refused = 0
-    for n, rows in traitor_win_rates(counts, games, seed).items():
+    results = traitor_win_rates(counts, games, seed, dict(options or {}), bots, progress)
+    for n, rows in results.items():
         wins = sum(1 for r in rows if r.winner == "traitors")
         low, high = wilson(wins, games)
         refused += sum(r.refused for r in rows)
+        days = sorted({r.final_day for r in rows})
         lines.append(
-            f"| {n} | {games} | {100 * wins / games:.1f} | {100 * low:.1f}–{100 * high:.1f} | "
-            f"{sum(r.day for r in rows) / games:.1f} | {sum(r.pot for r in rows) / games:.0f} |"
+            f"| {n} | {'/'.join(str(d) for d in days)} | {games} | {100 * wins / games:.1f} | "
+            f"{100 * low:.1f}–{100 * high:.1f} | {100 - 100 * wins / games:.1f} | "
+            f"{sum(r.pot for r in rows) / games:.0f} |"
         )
     return "\n".join(lines), refused
 
 
 _RANGES: Final = {"resistance": ("Resistance", 5, 10), "traitors": ("Traitors", 6, 24)}
+DEFAULT_PLAYERS: Final = {"station": "5-15", "resistance": "5-10", "traitors": "6-24"}
 
 
-def _ranged(game: str, players: str, games: int, seed: str) -> int:
+def parse_option(text: str) -> tuple[str, Any]:
+    """ "final_day=8" -> ("final_day", 8): JSON values (numbers, true/false), else text."""
+    name, sep, raw = text.partition("=")
+    if not sep or not name.strip():
+        raise ValueError(f"an option is NAME=VALUE, not {text!r}")
+    try:
+        value: Any = json.loads(raw)
+    except ValueError:
+        value = raw
+    return name.strip(), value
+
+
+def _ranged(
+    game: str,
+    players: str,
+    games: int,
+    seed: str,
+    options: Mapping[str, Any],
+    bots: str,
+    plots: Sequence[bool],
+    progress: bool,
+) -> int:
     """Resistance and Traitors: the table for a range of player counts."""
     import time  # the one clock read, for the report line; the games never see it
 
@@ -281,25 +362,43 @@ def _ranged(game: str, players: str, games: int, seed: str) -> int:
         return 2
     began = time.perf_counter()
     refused: int | None = None
+    runs = len(counts) * games * (len(plots) if game == "resistance" else 1)
+    tick: Callable[[int], None] = Progress(runs, f"simulate {game}") if progress else _quiet
     if game == "resistance":
-        text = resistance_table(counts, games, seed)
+        text = resistance_table(
+            counts, games, seed, bots=bots, plots=plots, options=options, progress=tick
+        )
     else:
-        text, refused = traitors_table(counts, games, seed)
+        text, refused = traitors_table(
+            counts, games, seed, options=options, bots=bots, progress=tick
+        )
     print(text)
     told = "" if refused is None else f"bot actions refused: {refused}; "
+    extra = "".join(f", {k}={v}" for k, v in sorted(options.items()))
     print(
-        f"\n{games} games per player count, seed {seed!r}; "
+        f"\n{games} games per player count, seed {seed!r}, {bots} bots{extra}; "
         f"{told}total time {time.perf_counter() - began:.1f} s"
     )
     return 1 if refused else 0
 
 
-def main(game: str, players: str, games: int, seed: str) -> int:
-    """The CLI: print the table and the total time. Exit 2 on bad arguments."""
+def main(
+    game: str,
+    players: str,
+    games: int,
+    seed: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    bots: str = "reasoning",
+    plots: Sequence[bool] = (True, False),
+    progress: bool = False,
+) -> int:
+    """The CLI: print the table and the total time. Exit 2 on bad arguments.
+    `options` are the game's own options (Traitors: final_day, recruit, ...)."""
     import time  # the one clock read, for the report line; the games never see it
 
     if game in _RANGES:
-        return _ranged(game, players, games, seed)
+        return _ranged(game, players, games, seed, dict(options or {}), bots, plots, progress)
     if game != "station":
         print(f"simulate: no bots for {game!r}")
         return 2
@@ -313,8 +412,11 @@ def main(game: str, players: str, games: int, seed: str) -> int:
         return 2
     began = time.perf_counter()
     rows = []
+    tick: Callable[[int], None] = (
+        Progress(len(counts) * games, "simulate station") if progress else _quiet
+    )
     for n in counts:
-        rows.extend(table([n], games, seed))
+        rows.extend(table([n], games, seed, progress=tick))
     print(format_table(rows))
     rejected = sum(r.rejected for r in rows)
     print(
@@ -322,3 +424,63 @@ def main(game: str, players: str, games: int, seed: str) -> int:
         f"bot actions refused: {rejected}; total time {time.perf_counter() - began:.1f} s"
     )
     return 1 if rejected else 0
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The `muldvarp simulate` arguments (bots/cli.py hands them to `run`)."""
+    p.add_argument("game", choices=["station", "resistance", "traitors"])
+    p.add_argument(
+        "--players", help="a count or a range such as 5-15 (default: the game's whole range)"
+    )
+    p.add_argument("--games", type=int, default=1000, help="games per player count")
+    p.add_argument("--seed", default="0", help="seed of the first game")
+    p.add_argument(
+        "--bots",
+        choices=["reasoning", "simple", "random"],
+        default="reasoning",
+        help="Resistance and Traitors: the bots at every seat (default: reasoning)",
+    )
+    p.add_argument(
+        "--plot-cards",
+        choices=["both", "on", "off"],
+        default="both",
+        help="Resistance: plot cards on, off, or a table for each (default)",
+    )
+    p.add_argument(
+        "--final-day",
+        type=int,
+        help="Traitors: the final day (default: from the table size, gameflow/games/traitors/length.py)",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="any option of the game, as a host sets it (repeatable), e.g. recruit=false",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    """`muldvarp simulate`: parse the options and print the table."""
+    try:
+        options = dict(parse_option(o) for o in args.option)
+    except ValueError as exc:
+        print(f"simulate: {exc}")
+        return 2
+    if args.final_day is not None:
+        if args.game != "traitors" or args.final_day < 1:
+            print("simulate: --final-day is for Traitors, and at least 1")
+            return 2
+        options["final_day"] = args.final_day
+    plots = {"both": (True, False), "on": (True,), "off": (False,)}[args.plot_cards]
+    return main(
+        args.game,
+        args.players or DEFAULT_PLAYERS[args.game],
+        args.games,
+        args.seed,
+        options=options,
+        bots=args.bots,
+        plots=plots,
+        progress=not args.quiet,
+    )

@@ -7,6 +7,7 @@ its seed, and the generator must keep the digest's constraints.
 
 from __future__ import annotations
 
+import argparse
 import random
 
 import pytest
@@ -156,3 +157,50 @@ def test_simulate_resistance_reports_spy_win_rates(capsys: pytest.CaptureFixture
     first = capsys.readouterr().out.split("\n\n")[0]
     main("resistance", "5", 4, "7")
     assert capsys.readouterr().out.split("\n\n")[0] == first  # deterministic
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    simulate.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+@pytest.mark.traitors
+def test_simulate_takes_traitors_options_and_shows_progress(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = _args("traitors", "--players", "6", "--games", "2", "--final-day", "3")
+    assert simulate.run(args) == 0
+    captured = capsys.readouterr()
+    assert "| 6 | 3 | 2 |" in captured.out  # the final day column says 3
+    assert "final_day=3" in captured.out
+    assert "2/2 games" in captured.err  # progress goes to stderr, not into the table
+    args = _args("traitors", "--players", "6", "--games", "1", "--option", "recruit=false")
+    assert simulate.run(args) == 0
+    assert "recruit=False" in capsys.readouterr().out
+    assert simulate.run(_args("traitors", "--option", "recruit")) == 2
+    assert simulate.run(_args("resistance", "--final-day", "3")) == 2
+    assert "NAME=VALUE" in capsys.readouterr().out
+
+
+def test_progress_counts_every_game() -> None:
+    import io
+
+    out = io.StringIO()
+    tick = simulate.Progress(20, "run", out)
+    for _ in range(20):
+        tick()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "run: 1/20 games" and lines[-1] == "run: 20/20 games"
+    assert len(lines) == 11  # every tenth, not every game
+    assert simulate.parse_option("final_day=8") == ("final_day", 8)
+    assert simulate.parse_option("pacing=fast") == ("pacing", "fast")
+
+
+@pytest.mark.resistance
+def test_simulate_resistance_runs_the_chosen_bots(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("resistance", "--players", "5", "--games", "3", "--plot-cards", "off", "--quiet")
+    assert simulate.run(_args(*argv, "--bots", "simple")) == 0
+    out = capsys.readouterr()
+    assert out.err == "" and "simple bots" in out.out
+    assert len([x for x in out.out.splitlines() if x.startswith("| 5 ")]) == 1

@@ -45,7 +45,7 @@ def test_bots_play_whole_games_the_engine_accepts(players: int, options: dict[st
         assert game.over and game.winner in ("traitors", "loyal")
         st = game.rules
         assert st.pot >= 0
-        assert 1 <= game.phase.round <= int(game.option("final_day"))
+        assert 1 <= game.phase.round <= st.final_day
         assert [r.day for r in st.history] == sorted({r.day for r in st.history})
 
 
@@ -98,8 +98,92 @@ def test_simulate_traitors_prints_a_table_and_refuses_bad_counts() -> None:
     with redirect_stdout(out):
         assert simulate.main("traitors", "6,12", 2, "cli") == 0
     text = out.getvalue()
-    assert "| 6 | 2 |" in text and "| 12 | 2 |" in text
+    assert "| 6 | " in text and "| 12 | " in text
     assert "bot actions refused: 0" in text
     with redirect_stdout(io.StringIO()):
         assert simulate.main("traitors", "5", 2, "cli") == 2
         assert simulate.main("traitors", "6-25", 2, "cli") == 2
+
+
+# -- the reasoning bots ------------------------------------------------------------
+
+
+def test_reasoning_bots_play_whole_games_the_engine_accepts() -> None:
+    from gameflow.games.traitors.bots import reasoning_action
+
+    for players, options in ((6, {}), (13, {"missions": "relay", "recruit": True}), (20, {})):
+        game, refused = play_game(
+            start_game(players, f"reason/{players}", options), random.Random(1), reasoning_action
+        )
+        assert refused == 0
+        assert game.over and game.winner in ("traitors", "loyal")
+        assert game.phase.round <= game.rules.final_day
+
+
+def test_a_reasoning_loyal_decides_the_same_whoever_the_traitors_are() -> None:
+    """The reasoning bot gets its player's view, nothing else: swapping the
+    hidden roles of the others leaves a loyal's vote where it was."""
+    from gameflow.games.traitors.bots import reasoning_action
+
+    for voter in ("p05", "p06", "p07"):
+        targets = set()
+        for traitors in (("p00", "p01"), ("p02", "p03"), ("p01", "p04")):
+            game = _table(traitors)
+            (spec,) = [s for s in legal(game, voter) if s.kind == Vote.kind]
+            action = reasoning_action(game, voter, spec, random.Random(1))
+            assert isinstance(action, Vote)
+            targets.add(action.target)
+        assert len(targets) == 1, (voter, targets)
+
+
+def test_suspicion_reads_votes_and_reveals_from_a_view() -> None:
+    """A vote for a player revealed loyal counts against the voter; for a
+    revealed traitor, in their favour; a murdered player is known loyal."""
+    from gameflow.games.traitors.suspect import suspicion
+
+    def seat(pid: str, status: str = "active", role: str | None = None) -> dict[str, object]:
+        out: dict[str, object] = {"id": pid, "status": status}
+        if role:
+            out["role"] = role
+        return out
+
+    votes = [
+        {"voter": "a", "for": "x", "weight": 1, "reason": ""},
+        {"voter": "b", "for": "x", "weight": 1, "reason": ""},
+        {"voter": "c", "for": "a", "weight": 1, "reason": ""},
+        {"voter": "x", "for": "c", "weight": 1, "reason": ""},
+    ]
+    day = {"day": 1, "murdered": "m", "banished": ["x"], "revealed": {"x": "traitor"}, "pot": 0}
+    view = {
+        "traitors": {
+            "table": [
+                seat("a"),
+                seat("b"),
+                seat("c"),
+                seat("m", "murdered"),
+                seat("x", "banished", "traitor"),
+                *[seat(f"z{i}") for i in range(3)],
+            ],
+            "history": [{**day, "votes": [votes]}],
+            "votes": [],
+        }
+    }
+    s = suspicion(view)
+    assert s.known == {"m": "loyal", "x": "traitor"}
+    assert s.score["a"] < 0 and s.score["b"] < 0  # voted out the traitor
+    assert s.score["c"] < 0  # the traitor voted for c
+    chance = s.chance(frozenset({"a"}))
+    assert "a" not in chance and max(chance, key=lambda p: chance[p]).startswith("z")
+    assert 0.0 < s.none_left() < 1.0
+
+
+def test_default_final_day_follows_the_table_size() -> None:
+    from gameflow.games.traitors.length import SEED_DAYS, default_final_day
+
+    days = [default_final_day(n) for n in range(6, 25)]
+    assert days == sorted(days)  # a bigger table never gets a shorter game
+    assert all(default_final_day(n) == SEED_DAYS for n in (22, 23, 24))
+    assert days[0] >= 2
+    game = start_game(8, "length")
+    assert game.rules.final_day == default_final_day(8)
+    assert start_game(8, "length", {"final_day": 5}).rules.final_day == 5

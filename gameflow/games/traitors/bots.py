@@ -1,4 +1,9 @@
-"""Simple Traitors bots for simulations: whole 12-day games through the core.
+"""Traitors bots for simulations: whole games through the core.
+
+Two policies. `reasoning_action` (the balance tables' bots) builds its player's
+view (`engine.view(game, player)`) and hands only that to `reason.decide`,
+which weighs suspicion from the votes and the reveals (`suspect.py`). `choose`,
+below, is the simple baseline:
 
 Each bot knows what its player would: its own role and, as a traitor, who the
 other traitors are (the deal tells them; a recruit is told too). The policy is
@@ -27,11 +32,11 @@ the figures behind `muldvarp simulate traitors`. Every action goes through
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final, NamedTuple
 
 from gameflow.core import actions as A
-from gameflow.core.engine import apply, legal, new_game
+from gameflow.core.engine import apply, legal, new_game, view
 from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.rng import rng_for
@@ -46,7 +51,10 @@ from gameflow.games.traitors.actions import (
     Tempt,
     Vote,
 )
+from gameflow.games.traitors.reason import decide
 from gameflow.games.traitors.state import TRAITOR, TRAITORS, Traitors
+
+Policy = Callable[[Game, str, ActionSpec, random.Random], A.Action | None]
 
 EPOCH: Final = 1_700_000_000.0
 HOST: Final = "host"
@@ -59,6 +67,7 @@ class Outcome(NamedTuple):
     pot: int
     share: int
     refused: int
+    final_day: int = 0
 
 
 def _shared(game: Game, label: str, pool: tuple[Value, ...]) -> Value:
@@ -130,6 +139,16 @@ def choose(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.A
     return None  # the death list, host actions: not used by these bots
 
 
+def reasoning_action(
+    game: Game, player: str, spec: ActionSpec, rng: random.Random
+) -> A.Action | None:
+    """The reasoning bot: it sees `player`'s view only."""
+    return decide(view(game, player), player, spec, rng)
+
+
+POLICIES: Final[dict[str, Policy]] = {"reasoning": reasoning_action, "simple": choose}
+
+
 def _ok(result: Accepted[Game] | Rejected) -> Game:
     if isinstance(result, Rejected):
         raise AssertionError(f"the engine refused a setup step: {result.code}")
@@ -144,7 +163,7 @@ def start_game(players: int, seed: int | str, options: dict[str, Any] | None = N
     return _ok(apply(game, A.Start(HOST), EPOCH))
 
 
-def play_game(game: Game, rng: random.Random) -> tuple[Game, int]:
+def play_game(game: Game, rng: random.Random, policy: Policy = choose) -> tuple[Game, int]:
     """Play `game` to its end; returns the final state and the refused actions."""
     now, refused = EPOCH, 0
     for _ in range(MAX_STEPS):
@@ -153,7 +172,7 @@ def play_game(game: Game, rng: random.Random) -> tuple[Game, int]:
         acted = False
         for p in game.players:
             for spec in legal(game, p):
-                action = choose(game, p, spec, rng)
+                action = policy(game, p, spec, rng)
                 if action is None:
                     continue
                 now += 1.0
@@ -172,23 +191,40 @@ def play_game(game: Game, rng: random.Random) -> tuple[Game, int]:
 def outcome(game: Game, refused: int) -> Outcome:
     st: Traitors = game.rules
     view_share = st.pot // max(1, len(st.seats())) if game.winner else 0
-    return Outcome(game.winner, game.phase.round, st.pot, view_share, refused)
+    return Outcome(game.winner, game.phase.round, st.pot, view_share, refused, st.final_day)
 
 
 def traitor_win_rates(
-    counts: Iterable[int], games: int, seed: str, options: dict[str, Any] | None = None
+    counts: Iterable[int],
+    games: int,
+    seed: str,
+    options: dict[str, Any] | None = None,
+    bots: str = "simple",
+    progress: Callable[[int], None] | None = None,
 ) -> dict[int, list[Outcome]]:
-    """Every game's outcome with these bots, per table size; game i of n
-    players is seeded "{seed}/{n}/{i}"."""
+    """Every game's outcome with `bots` ("reasoning" or "simple") at every seat,
+    per table size; game i of n players is seeded "{seed}/{n}/{i}"."""
+    policy = POLICIES[bots]
     out: dict[int, list[Outcome]] = {}
     for n in counts:
         rows = []
         for i in range(games):
             s = f"{seed}/{n}/{i}"
-            end, refused = play_game(start_game(n, s, options), random.Random(s))
+            end, refused = play_game(start_game(n, s, options), random.Random(s), policy)
             rows.append(outcome(end, refused))
+            if progress is not None:
+                progress(1)
         out[n] = rows
     return out
 
 
-__all__ = ["TRAITORS", "Outcome", "choose", "play_game", "start_game", "traitor_win_rates"]
+__all__ = [
+    "POLICIES",
+    "TRAITORS",
+    "Outcome",
+    "choose",
+    "play_game",
+    "reasoning_action",
+    "start_game",
+    "traitor_win_rates",
+]
