@@ -21,7 +21,7 @@ from typing import Any, Final
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
-from gameflow.games.traitors import chat, flow, inputs, night
+from gameflow.games.traitors import chat, flow, inputs, night, questions
 from gameflow.games.traitors.state import (
     ACTIVE,
     MISSION,
@@ -256,5 +256,6 @@ def record(game: Game) -> dict[str, Any]:
 
 
 def ask(game: Game, player: str) -> tuple[Msg, ...]:
-    """The context lines of `player`'s open question (gameflow.core.question)."""
-    return ()
+    """The context lines of `player`'s open question (gameflow.core.question);
+    built in `questions`, from the same legal() specs the question holds."""
+    return questions.ask(game, player)
