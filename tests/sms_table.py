@@ -54,6 +54,7 @@ class Table:
         self.checks = 0
         self.phases: Counter[str] = Counter()
         self.kinds: Counter[str] = Counter()
+        self.cards: Counter[str] = Counter()  # plot cards played and given
 
     async def open(
         self, options: dict[str, Any] | None = None, setup: dict[str, Any] | None = None
@@ -111,7 +112,8 @@ class Table:
         phone = self.phones[i]
         before = len(w.inbox(phone))
         sheet = S.sheet(game, self.pid(i))
-        asked = w.inbox(phone)[self.typists[i].answered]
+        found = self.typists[i].latest(w.inbox(phone))
+        asked = found[1].text if found else ""
         current = sheet is not None and asked.endswith(self._menu(game, sheet))
         await w.text(phone, text)
         after = await self.game()
@@ -119,15 +121,24 @@ class Table:
         if not current:
             # An answer to a question that has closed (its deadline passed):
             # not an offered answer; it is refused with a reply that says why.
-            assert after.version == game.version and replies, (text, replies)
+            assert after.version == game.version and replies, (
+                text,
+                replies,
+                asked,
+                self._menu(game, sheet) if sheet else None,
+            )
             self.stale += 1
             return
         assert after.version > game.version, (
             f"{self.names[i]} typed {text!r} as their text asked and was refused: "
-            f"{replies} (asked: {w.inbox(phone)[self.typists[i].answered]!r})"
+            f"{replies} (asked: {asked!r})"
         )
-        if sheet is not None and sheet.entries:
-            self.kinds[sheet.entries[0].spec.kind] += 1
+        if sheet is not None:
+            taken = S.read(game, sheet, self.pid(i), text)
+            self.kinds[getattr(taken, "kind", "?")] += 1
+            card = getattr(taken, "card", None)
+            if isinstance(card, str):
+                self.cards[f"{taken.kind}:{card}"] += 1
         self.answers += 1
 
     async def expire(self, game: Game) -> None:

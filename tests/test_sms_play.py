@@ -11,9 +11,11 @@ from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 
+from adapters.sms import render as R
+from gameflow.core.state import Game
 from tests.fake_twilio import FakeTwilio
 from tests.sms_helpers import World
-from tests.sms_table import Table
+from tests.sms_table import Table, word
 from tests.store_helpers import run
 
 pytestmark = pytest.mark.sms
@@ -44,5 +46,96 @@ def test_station_by_text(fake: FakeTwilio, lang: str, seed: int) -> None:
         game = await t.play()
         assert game.over and t.answers > 20 and t.deadlines > 0 and t.checks > 0
         assert {"choose", "vote"} <= set(t.kinds)
+
+    play(fake, body)
+
+
+RESISTANCE = {"plot_cards": True, "plot_deck": "full"}
+# The deck, fixed so that the rare cards come first: each game's own cards.
+FIRST = {
+    "nb": ["opinion_maker", "take_responsibility", "in_the_spotlight", "no_confidence"],
+    "sr": ["establish_confidence", "keeping_close_eye", "strong_leader", "open_up"],
+    "en": ["overheard_conversation", "in_the_spotlight", "opinion_maker", "no_confidence"],
+}
+
+
+@pytest.mark.parametrize(("lang", "n", "seed"), [("nb", 7, 4), ("sr", 8, 5), ("en", 10, 6)])
+def test_resistance_by_text_with_every_plot_card(
+    fake: FakeTwilio, lang: str, n: int, seed: int
+) -> None:
+    from gameflow.games.resistance.cards import deck_for
+
+    async def body(w: World) -> None:
+        t = Table(w, "resistance", n, lang, seed)
+        for typist in t.typists:  # they like to play their cards
+            typist.prefer = [word(R.KIND_NAMES["play"], lang)]
+        first = FIRST[lang]
+        rest = sorted(deck_for(n, "full"))
+        for card in first:
+            rest.remove(card)
+        await t.open(options=RESISTANCE, setup={"plot_deck": first + rest})
+        game = await t.play()
+        assert game.over and t.answers > 20 and t.checks > 0
+        cards = {c.split(":")[1] for c in t.cards if not c.startswith("mission:")}
+        dealt = _dealt(game)
+        # every choice card dealt was answered by text, the others took effect
+        assert {c for c in first[:3] if c in dealt} <= cards | AUTOMATIC, (cards, dealt)
+        assert first[0] in dealt
+
+    play(fake, body)
+
+
+# Cards that act without a choice of their own: the opinion maker votes first
+# (its holder's vote is asked before anyone else's), establish confidence shows
+# the team to its receiver.
+AUTOMATIC = {"opinion_maker", "establish_confidence"}
+
+
+def _dealt(game: Game) -> set[str]:
+    from gameflow.games.resistance.views import record
+
+    return {u["card"] for u in record(game).get("plot_cards", [])}
+
+
+@pytest.mark.parametrize(
+    ("lang", "n", "seed", "steer"),
+    [("nb", 8, 7, True), ("sr", 7, 8, True), ("en", 9, 9, True), ("nb", 6, 10, False)],
+)
+def test_traitors_by_text_through_every_phase(
+    fake: FakeTwilio, lang: str, n: int, seed: int, steer: bool
+) -> None:
+    async def body(w: World) -> None:
+        t = Table(w, "traitors", n, lang, seed)
+        names = t.names
+        traitors = [t.pid(0), t.pid(1), t.pid(2)] if n >= 8 else [t.pid(0), t.pid(1)]
+        # the loyal vote out the traitors one by one (so that the last one must
+        # recruit: temptation, then forcing); the holder of the dagger lays it
+        for i, typist in enumerate(t.typists):
+            if not steer:  # random votes: ties (pleas), and a table that reaches the end vote
+                continue
+            if t.pid(i) not in traitors:
+                typist.prefer = [names[k] for k in range(len(traitors))]
+            else:
+                typist.avoid = [names[k] for k in range(len(traitors))]
+            typist.prefer.append(word("with the dagger", lang))
+        options = {
+            "pacing": "fast",
+            "missions": "builtin",
+            "dagger": True,
+            "recruit": True,
+            "final_day": 5 if steer else 3,
+        }
+        setup = {
+            "roles": dict.fromkeys(traitors, "traitor"),
+            "days": {"1": {"shield": t.pid(5), "dagger": t.pid(4)}},
+        }
+        await t.open(options=options, setup=setup)
+        game = await t.play(expire=0.05)
+        assert game.over and t.answers > 20 and t.checks > 0
+        assert {"mission", "vote", "murder"} <= set(t.kinds), t.kinds
+        if steer:  # the last traitor must recruit
+            assert "force" in t.kinds, t.kinds
+        else:  # a tied vote: the tied plead in their own words, by text
+            assert "plea" in t.kinds and "revote" in t.phases, t.kinds
 
     play(fake, body)
