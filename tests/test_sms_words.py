@@ -1,0 +1,88 @@
+"""Every SMS menu of whole seeded games of all three kinds, rendered in nb, sr
+and en: no raw id (a plot card, a job, a kind of action) and, in nb and sr,
+no English word of the SMS adapter's own (a field or action name left
+untranslated). The games are played from `question()` as in
+tests/test_question.py; each open sheet is rendered in every language."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from adapters.sms import render as R
+from adapters.sms import sheet as S
+from gameflow.core import actions as A
+from gameflow.core.engine import apply
+from gameflow.core.question import asked
+from gameflow.core.result import Accepted, Rejected
+from gameflow.core.state import Game
+from gameflow.i18n import render
+from tests.test_question import GAMES, _answer, _started
+
+pytestmark = pytest.mark.sms
+
+# What a menu may show that is spelled like an id: none of these.
+IDS = re.compile(r"\b[a-z]+_[a-z_]+\b|\b[A-Z]+_[A-Z_]+\b")
+# The adapter's own English words that must not be shown in nb or sr.
+ENGLISH = sorted(
+    {
+        m
+        for m in (*R.FIELD_NAMES.values(), *R.KIND_NAMES.values(), *R.VALUE_WORDS.values())
+        if render(m, "nb") != m and render(m, "sr") != m and len(m) > 4
+    },
+    key=len,
+    reverse=True,
+)
+
+
+def _sheets(kind: str, n: int, options: dict[str, object], seed: int) -> list[tuple[Game, str]]:
+    rng = random.Random(seed)
+    game = _started(kind, n, options, seed)
+    now = 1.0
+    out: list[tuple[Game, str]] = []
+    for _ in range(1500):
+        if not game.running:
+            break
+        open_ = asked(game)
+        for p in [*open_, game.host]:
+            if S.key_of(game, p) is not None:
+                out.append((game, p))
+        if not open_ or rng.random() < 0.08:
+            d = game.phase.deadline
+            now = max(now, d if d is not None else now) + 0.001
+            result: Accepted[Game] | Rejected = apply(game, A.Deadline(None, game.phase.seq), now)
+            if isinstance(result, Rejected):
+                result = apply(game, A.Advance("host", game.phase.seq), now)
+            if isinstance(result, Rejected):
+                break
+            game = result.state
+            continue
+        p = rng.choice(sorted(open_))
+        action = _answer(game, p, open_[p], rng)
+        if action is None:
+            continue
+        result = apply(game, action, now)
+        if isinstance(result, Accepted):
+            game = result.state
+    return out
+
+
+@pytest.mark.parametrize(("kind", "n", "options"), [g for g in GAMES if g[1] <= 10])
+def test_every_menu_in_every_language_names_things_by_their_words(
+    kind: str, n: int, options: dict[str, object]
+) -> None:
+    seen = 0
+    for game, player in _sheets(kind, n, options, 1)[::3]:
+        sh = S.sheet(game, player)
+        assert sh is not None
+        for lang in ("nb", "sr", "en"):
+            menu = S.menu_text(game, sh, lang)
+            whole = S.text(game, sh, lang)
+            assert not IDS.search(whole), (lang, whole)
+            if lang != "en":
+                for word in ENGLISH:
+                    assert word not in menu, (lang, word, menu)
+            seen += 1
+    assert seen > 30
