@@ -139,3 +139,23 @@ def test_traitors_by_text_through_every_phase(
             assert "plea" in t.kinds and "revote" in t.phases, t.kinds
 
     play(fake, body)
+
+
+def test_a_stranger_is_answered_in_the_language_of_their_keyword(fake: FakeTwilio) -> None:
+    async def body(w: World) -> None:
+        for phone, text, lang in [
+            ("+4790001001", "HELP", "en"),
+            ("+4790001002", "HJELP", "nb"),
+            ("+4790001003", "POMOĆ", "sr"),
+            ("+4790001004", "DELTA", "nb"),
+            ("+4790001005", "UĐI", "sr"),
+            ("+4790001006", "JOIN", "en"),
+        ]:
+            await w.text(phone, text)
+            expected = R.t(
+                R.HELP if "HELP" in text or "HJELP" in text or "POMO" in text else R.JOIN_USAGE,
+                lang,
+            )
+            assert w.last(phone) == expected, (text, w.last(phone))
+
+    play(fake, body)
