@@ -38,6 +38,9 @@ class StationRules:
             "open_votes": True,
             "traps": True,
             "infiltrators": 0,  # 0: by the table in the rules
+            # After a mission: the guards needed of the played plan only, as
+            # the seed says ("played"), or of all three plans ("all").
+            "reveal_guards": "played",
         }
 
     def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:

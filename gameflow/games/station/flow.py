@@ -17,7 +17,7 @@ from gameflow.core.phases import enter, over
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rng import rng_for
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.station.mission import resolve
 from gameflow.games.station.staffing import draw_plans
 from gameflow.games.station.state import (
@@ -28,6 +28,8 @@ from gameflow.games.station.state import (
     MISSION,
     NOBODY,
     RADIO,
+    REVEAL_ALL,
+    REVEAL_PLAYED,
     VOTE,
     WORKER_JOBS,
     Config,
@@ -81,6 +83,8 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
             return reject("bad_setup", N_("The infiltrators must be fewer than half the players."))
         chosen = set(rng_for(game.seed, "station/roles").sample(range(n), k))
         infiltrator = tuple(i in chosen for i in range(n))
+    if game.option("reveal_guards", REVEAL_PLAYED) not in (REVEAL_PLAYED, REVEAL_ALL):
+        return reject("bad_setup", N_("The option reveal_guards is played or all."))
     config = config_for(game)
     st = Station(
         config=config,
@@ -239,11 +243,14 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
     st = st._replace(outcome=outcome, parts=parts, damage=damage)
     phase, timers = enter(game, DISCUSSION, game.phase.round, st.config.discussion_seconds, now)
     seq = phase.seq
+    needed = st.plans[outcome.plan].guards  # the seed reveals the played plan's need
     if outcome.success:
-        text = msg(
-            N_(
-                "Plan {plan} succeeded: {parts} of {target} parts sent, damage {damage} of {limit}."
-            ),
+        text = nmsg(
+            "Plan {plan} succeeded (it needed {n} guard): {parts} of {target} parts, "
+            "damage {damage} of {limit}.",
+            "Plan {plan} succeeded (it needed {n} guards): {parts} of {target} parts, "
+            "damage {damage} of {limit}.",
+            needed,
             plan=outcome.plan + 1,
             parts=parts,
             target=st.config.target,
@@ -253,8 +260,9 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
     else:
         text = msg(
             N_(
-                "Plan {plan} failed (outside {outside}/{outside_needed}, radio {radio}/{radio_needed}, "
-                "guards {guards}): {parts} of {target} parts sent, damage {damage} of {limit}."
+                "Plan {plan} failed: outside {outside}/{outside_needed}, radio {radio}/{radio_needed}, "
+                "guards {guards} (it needed {needed}). {parts} of {target} parts, "
+                "damage {damage} of {limit}."
             ),
             plan=outcome.plan + 1,
             outside=outcome.outside,
@@ -262,6 +270,7 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
             radio=outcome.radio,
             radio_needed=outcome.radio_needed,
             guards=Msg(N_("enough") if outcome.guards_ok else N_("too few")),
+            needed=needed,
             parts=parts,
             target=st.config.target,
             damage=damage,
@@ -308,6 +317,39 @@ def vote_winner(votes: tuple[int | None, ...], voters: list[int]) -> int:
     return int(top) if top is not None else NOBODY
 
 
+def votes_text(game: Game, st: Station, r: int) -> Msg:
+    """Who voted for whom, grouped by the choice, most votes first
+    ("Votes: Bo 3 (Ana, Cy, Dag), Nobody 2 (Eli, Fred), no vote: Gro.")."""
+    groups: dict[int, list[str]] = {}
+    missing: list[str] = []
+    for s in range(len(game.players)):
+        if not st.active(s, r):
+            continue
+        v = st.votes[s]
+        if v is None:
+            missing.append(game.names[s])
+        else:
+            groups.setdefault(v, []).append(game.names[s])
+    ranked = sorted(groups.items(), key=lambda g: (-len(g[1]), g[0] == NOBODY, g[0]))
+    parts: list[Msg] = [
+        msg(
+            N_("{choice} {n} ({names})"),
+            choice=_NOBODY if v == NOBODY else game.names[v],
+            n=len(names),
+            names=tuple(names),
+        )
+        for v, names in ranked
+    ]
+    if missing:
+        parts.append(msg(N_("no vote: {names}"), names=tuple(missing)))
+    if not parts:
+        return msg(N_("Nobody voted."))
+    return msg(N_("Votes: {votes}."), votes=tuple(parts))
+
+
+_NOBODY: Final = Msg(N_("Nobody"))
+
+
 def _end_vote(game: Game, now: float) -> Accepted[Game]:
     st: Station = game.rules
     r = game.phase.round
@@ -317,6 +359,8 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
     last = r == cfg.rounds
     seq = game.phase.seq
     events: list[Event] = []
+    if game.option("open_votes", True):
+        events.append(announce(votes_text(game, st, r), seq))
     outcome = st.outcome
     assert outcome is not None
     out = checked = NOBODY
@@ -345,19 +389,23 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
     elif winner != NOBODY:
         out = winner
         st = st._replace(out=out, out_round=r + 1)
-        events.append(
-            announce(
-                msg(N_("{name} is voted out and sits out the next round."), name=game.names[out]),
-                seq,
+        if st.damage >= cfg.limit:  # the game ends after this vote: no next round
+            text = msg(N_("{name} is voted out."), name=game.names[out])
+            events.append(announce(text, seq))
+        else:
+            text = msg(N_("{name} is voted out and sits out the next round."), name=game.names[out])
+            events.append(announce(text, seq))
+            events.append(
+                tell(
+                    game.players[out],
+                    msg(
+                        N_(
+                            "You sit out the next round: no actions, no vote, no private information."
+                        )
+                    ),
+                    seq,
+                )
             )
-        )
-        events.append(
-            tell(
-                game.players[out],
-                msg(N_("You sit out the next round: no actions, no vote, no private information.")),
-                seq,
-            )
-        )
     else:
         events.append(announce(msg(N_("Nobody is voted out.")), seq))
     hit: Hit | None = None
@@ -400,6 +448,9 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
             else msg(N_("The infiltrators win!"))
         )
         events.append(announce(text, ended.phase.seq))
+        bad = tuple(game.names[s] for s in range(n) if st.infiltrator[s])
+        reveal = msg(N_("The infiltrators were: {names}."), names=bad)
+        events.append(announce(reveal, ended.phase.seq))
         events.extend(
             (Event(Kind.OVER, phase=ended.phase.seq), Event(Kind.CHANGED, phase=ended.phase.seq))
         )

@@ -22,6 +22,9 @@ INFILTRATORS: Final = "infiltrators"
 
 NOBODY: Final = -1  # a vote for "Ingen", or no partner
 
+REVEAL_PLAYED: Final = "played"  # option reveal_guards: the played plan's guards only
+REVEAL_ALL: Final = "all"  # all three plans' guards
+
 MISSION: Final = "mission"
 DISCUSSION: Final = "discussion"
 VOTE: Final = "vote"

@@ -9,13 +9,23 @@ own secrets; the host's view adds who is still to act and nothing secret.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
-from gameflow.core.text import Msg
+from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.station.inputs import awaiting, expected, legal
-from gameflow.games.station.state import DISCUSSION, NOBODY, VOTE, Choice, RoundRecord, Station
+from gameflow.games.station.state import (
+    DISCUSSION,
+    MISSION,
+    NOBODY,
+    REVEAL_ALL,
+    REVEAL_PLAYED,
+    VOTE,
+    Choice,
+    RoundRecord,
+    Station,
+)
 
 
 def _id(game: Game, seat: int) -> str | None:
@@ -72,6 +82,10 @@ def public_view(game: Game) -> dict[str, Any]:
     r = game.phase.round
     cfg = st.config
     after_mission = game.phase.name in (DISCUSSION, VOTE)
+    # After the mission the seed reveals the guards the played plan needed; all
+    # three only with the option (every card claim becomes checkable), or at the end.
+    played = st.outcome.plan if after_mission and st.outcome is not None else NOBODY
+    every = game.over or game.option("reveal_guards", REVEAL_PLAYED) == REVEAL_ALL
     plans = []
     for i, p in enumerate(st.plans):
         plan: dict[str, Any] = {
@@ -80,7 +94,7 @@ def public_view(game: Game) -> dict[str, Any]:
             "outside": p.outside,
             "radio": p.radio,
         }
-        if after_mission or game.over:
+        if i == played or (every and (after_mission or game.over)):
             plan["guards"] = p.guards
         plans.append(plan)
     players = []
@@ -190,5 +204,35 @@ def record(game: Game) -> dict[str, Any]:
 
 
 def ask(game: Game, player: str) -> tuple[Msg, ...]:
-    """The context lines of `player`'s open question (gameflow.core.question)."""
+    """The context lines of `player`'s open question (gameflow.core.question):
+    the mission's three plans as the TV shows them (reward and staffing, one
+    short line each: an SMS costs per segment), or what the vote decides. They
+    change only with the phase, never with other players' inputs."""
+    st: Station = game.rules
+    seat = game.seat(player)
+    if not game.running or seat < 0 or not legal(game, player):
+        return ()
+    name = game.phase.name
+    if name == MISSION:
+        return tuple(
+            nmsg(
+                "Plan {plan}: {n} part, {outside} outside, {radio} radio.",
+                "Plan {plan}: {n} parts, {outside} outside, {radio} radio.",
+                p.reward,
+                plan=i + 1,
+                outside=p.outside,
+                radio=p.radio,
+            )
+            for i, p in enumerate(st.plans)
+        )
+    if name == VOTE:
+        if game.phase.round == st.config.rounds:
+            return (_CHECK,)
+        return (_SIT_OUT,)
     return ()
+
+
+_CHECK: Final = msg(
+    N_("Last vote: who is checked? Their sabotage and trap are undone and the round recounted.")
+)
+_SIT_OUT: Final = msg(N_("Vote: who sits out the next round? Most votes, at least 2, decide."))
