@@ -16,11 +16,14 @@ SEED_DAYS: Final = 12  # the digest's campaign, kept at 22-24 players
 MIN_PLAYERS: Final = 6
 MAX_PLAYERS: Final = 24
 
-# players -> final day; measured, see docs/balance.md ("Traitors: how long").
+# players -> final day, from `muldvarp simulate traitors --final-day N` runs of
+# the reasoning bots (docs/balance.md): for each size, the length whose traitor
+# win rate came closest to half. The steps follow the traitor count (2 at 6-9
+# players, 3 at 10-17, 4 at 18-24); twelve days stay the seed's at 22-24.
 DAYS: Final[dict[int, int]] = {
-    n: max(2, min(SEED_DAYS, n // 2 - 2)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
-}
-DAYS.update({22: SEED_DAYS, 23: SEED_DAYS, 24: SEED_DAYS})
+    6: 2, 7: 2, 8: 3, 9: 3, 10: 3, 11: 4, 12: 5, 13: 6, 14: 6, 15: 7,
+    16: 7, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10, 22: SEED_DAYS, 23: SEED_DAYS, 24: SEED_DAYS,
+}  # fmt: skip
 
 
 def default_final_day(players: int) -> int:
