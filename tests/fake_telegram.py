@@ -214,7 +214,16 @@ class FakeBotApi:
         if params.get("protect_content"):
             message["has_protected_content"] = True
         self.messages.setdefault(chat_id, {})[message_id] = message
-        return message
+        return self._sent(message)
+
+    @staticmethod
+    def _sent(message: dict[str, Any]) -> dict[str, Any]:
+        """The Message as the Bot API returns it: only an inline keyboard is
+        part of a message (a reply field asked for is the client's business)."""
+        markup = message.get("reply_markup") or {}
+        if "inline_keyboard" in markup:
+            return message
+        return {k: v for k, v in message.items() if k != "reply_markup"}
 
     def _find(self, params: dict[str, Any]) -> dict[str, Any] | tuple[int, str]:
         chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
@@ -364,6 +373,7 @@ class Harness:
         # Share one `Users` between instances of the bot (a restart, a second
         # worker), or their update ids collide and read as redeliveries.
         self.users = Users() if users is None else users
+        self.setup: dict[str, Any] | None = None  # the fixed deal of the next /new
 
     async def __aenter__(self) -> Harness:
         from starlette.applications import Starlette as App
@@ -382,6 +392,7 @@ class Harness:
             base_url=self.api.base_url,
             outbound_options={"clock": self.time.clock, "sleep": self.time.sleep},
             seed_for=lambda update: f"seed-{update.update_id}",  # the same deal every run
+            setup_for=lambda update: self.setup,
             tv_link=tv_link,
         )
         await start(self.application, self.tg)

@@ -30,7 +30,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from adapters.deadline_text import until
 from adapters.telegram.keyboards import DONE_TOKEN, encode, encode_value, is_multi, rows
-from adapters.telegram.labels import heading, kind_label, title, value_label
+from adapters.telegram.labels import heading, send_label, title, value_label
 from gameflow.core import actions as A
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.state import Game
@@ -167,14 +167,6 @@ def summary(game: Game, spec: ActionSpec, values: Mapping[str, Any], lang: str) 
             text = ", ".join(value_label(game, f.name, v, lang) for v in chosen)
             lines.append(f"• {head}: {text}")
     return lines
-
-
-def send_label(game: Game, kind: str, lang: str) -> str:
-    if game.kind == "station" and kind == "choose":
-        from gameflow.games.station.texts import LABELS
-
-        return render(LABELS["send_choice"], lang)
-    return kind_label(kind, lang)
 
 
 def editor(

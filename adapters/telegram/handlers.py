@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,6 +111,8 @@ class Telegram(Presses):
     tv_link: TvLink | None = None
     # the deal's seed for a new game (None: the service draws one); tests fix it
     seed_for: Callable[[Update], str | None] | None = None
+    # a fixed deal for a new game (tests force plot cards, roles, shield days)
+    setup_for: Callable[[Update], Mapping[str, Any] | None] | None = None
     failed: set[int] = field(default_factory=set)
     # Behind the webhook: answers to callback queries, by query id, for the
     # route to put into its reply (see `notice`).
@@ -184,8 +186,14 @@ class Telegram(Presses):
             self.reply(chat, render(msg(N_("Which game? /new {games}"), games=games), lang))
             return
         seed = self.seed_for(update) if self.seed_for is not None else None
+        setup = self.setup_for(update) if self.setup_for is not None else None
         created = await self.service.create_game(
-            kind, identity(user.id), lang=lang, seed=seed, key=f"tg:new:{update.update_id}"
+            kind,
+            identity(user.id),
+            lang=lang,
+            seed=seed,
+            setup=setup,
+            key=f"tg:new:{update.update_id}",
         )
         game = created.game
         # Telegram may deliver this /new again (after a restart): answered once.

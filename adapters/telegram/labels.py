@@ -47,6 +47,14 @@ KIND_LABELS: dict[str, str] = {
     "leave": N_("Leave the game"),
 }
 
+# The button that sends a filled-in editor, by (game, kind); else the kind's label.
+SEND_LABELS: dict[tuple[str, str], str] = {
+    ("traitors", "mission"): N_("Hand over the bag"),
+    ("traitors", "tempt"): N_("Send the letter"),
+    ("traitors", "force"): N_("Force this player"),
+    ("resistance", "play"): N_("Play the card"),
+}
+
 # A question's title, by (game, kind): what the whole message is about.
 TITLES: dict[tuple[str, str], str] = {
     ("traitors", "mission"): N_("The silver relay: hand your bag of silver to another player."),
@@ -133,6 +141,16 @@ NOTHING = N_("None")
 
 def kind_label(kind: str, lang: str) -> str:
     return render(KIND_LABELS.get(kind, N_("Answer")), lang)
+
+
+def send_label(game: Game, kind: str, lang: str) -> str:
+    """The button that sends an editor's choices."""
+    if game.kind == "station" and kind == "choose":
+        from gameflow.games.station.texts import LABELS
+
+        return render(LABELS["send_choice"], lang)
+    text = SEND_LABELS.get((game.kind, kind))
+    return render(text, lang) if text else kind_label(kind, lang)
 
 
 def title(game: Game, spec: ActionSpec, lang: str) -> str:

@@ -43,6 +43,7 @@ from telegram import Bot, ForceReply, InlineKeyboardMarkup, Message
 
 from adapters.deadline_text import until
 from adapters.store.base import GameStore
+from adapters.telegram.keyboards import is_free
 from adapters.telegram.news import News
 from adapters.telegram.outbound import Outbound, Priority
 from adapters.telegram.prompts import draw
@@ -71,6 +72,7 @@ log = logging.getLogger(__name__)
 
 PREFIX = "tg:"
 REMINDER = N_("Reminder: this phase ends soon. Your answer is still missing.")
+CLOSED = N_("This question has closed.")
 
 GROUP_ATTR = "tg:group"  # the store attribute: the group chat a game was created in
 # A group is only ever set when a game is created, before its join code is
@@ -241,12 +243,16 @@ class TelegramNotifier:
 
         self.outbound.send(chat, call, priority=Priority.PROMPT, paced=False, label=label)
 
-    def close(self, chat: int, message_id: int, free: bool = False) -> None:
-        """Take a prompt's keyboard away (a text question has none to take)."""
-        if free or not message_id:
+    def close(self, chat: int, message_id: int, free: bool = False, lang: str = "en") -> None:
+        """Take a prompt's keyboard away; a question asking for words (whose
+        reply field can't be taken back) is rewritten to say it has closed."""
+        if not message_id:
             return
 
         async def call(bot: Bot) -> Any:
+            if free:
+                text = render(CLOSED, lang)
+                return await bot.edit_message_text(text, chat_id=chat, message_id=message_id)
             return await bot.edit_message_reply_markup(chat_id=chat, message_id=message_id)
 
         self.outbound.send(chat, call, priority=Priority.CHATTER, paced=False, label="close")
@@ -376,7 +382,7 @@ class TelegramNotifier:
                         closes.append(entry)
                 if q is not None:
                     ticket = self._ticket(game)
-                    free = any(f.free for s in q.specs for f in s.fields)
+                    free = all(is_free(s) for s in q.specs)
                     chat = chat_of(player)
                     assert chat is not None
                     entries[player] = [q.phase, chat, 0, q.key, ticket, int(free)]
@@ -386,7 +392,7 @@ class TelegramNotifier:
         if not await self.records.change(game.id, change):
             return 0
         for entry in closes:
-            self.close(entry[CHAT], entry[MID], bool(entry[FREE]))
+            self.close(entry[CHAT], entry[MID], bool(entry[FREE]), game.lang)
         for player, q, ticket in sends:
             self.prompt(game, player, q, ticket)
         return len(sends)
@@ -432,7 +438,7 @@ class TelegramNotifier:
 
             await self.records.change(game_id, delivered, fresh=True)
             if not kept[0]:  # a newer question was decided while this was sent
-                self.close(chat, mid, drawn.free)
+                self.close(chat, mid, drawn.free, lang)
             return message
 
         self.outbound.send(chat, call, priority=Priority.PROMPT, label="prompt")

@@ -31,7 +31,7 @@ PLACEHOLDER = N_("Your words")
 class Drawn(NamedTuple):
     text: str
     markup: InlineKeyboardMarkup | ForceReply | None
-    free: bool  # answered by the player's next private message
+    free: bool  # only a request for words (no keyboard): the next private message answers
 
 
 def draw(game: Game, player: str, q: Question, lang: str, now: float) -> Drawn:
@@ -60,4 +60,4 @@ def draw(game: Game, player: str, q: Question, lang: str, now: float) -> Drawn:
         lines.append(render(WRITE_ALSO, lang))
     if closes:
         lines.append(closes)
-    return Drawn("\n".join(lines), prompt_keyboard(game, seat, specs, lang), bool(free))
+    return Drawn("\n".join(lines), prompt_keyboard(game, seat, specs, lang), False)

@@ -63,6 +63,7 @@ def build(
     tv_link: TvLink | None = None,
     outbound_options: Mapping[str, Any] | None = None,
     seed_for: Callable[[Update], str | None] | None = None,
+    setup_for: Callable[[Update], Mapping[str, Any] | None] | None = None,
 ) -> tuple[App, Telegram]:
     """The PTB application with our handlers, and the adapter (outbound queue,
     notifier); the notifier is added to the service's ports."""
@@ -74,7 +75,7 @@ def build(
     outbound = Outbound(application.bot, **dict(outbound_options or {}))
     notifier = TelegramNotifier(outbound, service.store, wall=service.clock)
     service.notifiers.append(notifier)
-    tg = Telegram(service, outbound, notifier, default_lang, tv_link, seed_for)
+    tg = Telegram(service, outbound, notifier, default_lang, tv_link, seed_for, setup_for)
     add_handlers(application, tg)
     return application, tg
 
