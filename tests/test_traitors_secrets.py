@@ -332,9 +332,10 @@ def test_a_silent_shield_holder_keeps_the_shield() -> None:
 # -- 7. the dagger's box ------------------------------------------------------------
 
 
-def test_the_dagger_is_off_by_default() -> None:
+def test_the_dagger_and_recruitment_are_off_by_default() -> None:
     game, _ = setup_game({"game": "traitors", "players": P6, "seed": 1, "options": {}})
     assert st(game).dagger_on is False
+    assert st(game).recruit is False  # the game master must allow it
 
 
 @pytest.mark.parametrize("same", [True, False])

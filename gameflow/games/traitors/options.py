@@ -43,7 +43,7 @@ DEFAULTS: dict[str, Any] = {
     "missions": "host",
     "dagger": False,  # the seed: an element that «kan benyttes»
     "dagger_with_shield": False,  # the dagger lies in the shield's box (same winner)
-    "recruit": True,
+    "recruit": False,  # the seed: «om spillmesteren tillater»; the game master allows it
     "death_list": False,
     "final_day": 0,  # 0: by the table size (length.default_final_day)
     "traitors": 0,  # 0: by the table in the digest
