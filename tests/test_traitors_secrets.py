@@ -399,3 +399,20 @@ def test_the_end_does_not_name_players_banished_in_the_final_round() -> None:
     table = {p["id"]: p.get("role") for p in view(game, None)["traitors"]["table"]}
     assert table["bo"] is None and table["ana"] == "traitor" and table["cy"] == "loyal"
     assert record(game, [])["winners"] == ["ana"]
+
+
+def test_two_players_left_on_any_day_reveal_at_once() -> None:
+    """No traitor left and a long game: the table shrinks by a banishment and a
+    murder a day, and the roles are revealed once two players are left (the
+    loyal win), instead of a lone loyal voting at a round table."""
+    steps = [
+        *to_table,
+        *votes({"ana": "dag", "cy": "ana", "dag": "ana", "eli": "ana"}),
+        adv,
+        adv,  # a murder is drawn
+    ]
+    for _ in range(2):
+        steps += [*to_table, adv, adv]  # silent tables: banished by lot
+    game, rec = play(steps, roles={"ana": "traitor"}, final_day=12)
+    assert rec["over"] and rec["winner"] == "loyal"
+    assert len(st(game).seats()) == 2 and game.phase.round < 12

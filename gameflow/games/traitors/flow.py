@@ -253,6 +253,14 @@ def no_loyal_left(st: Traitors) -> bool:
     return not st.loyals()
 
 
+def two_left(st: Traitors) -> bool:
+    """[decision] Two players left (or fewer) reveal their roles at once, on any
+    day: the final round's own rule («det er to spillere igjen»), since a table
+    of two has nobody to convince. Without it a table without traitors would
+    play on until a single loyal sat at the round table."""
+    return len(st.seats()) <= 2
+
+
 def final_winner(st: Traitors) -> str:
     """Roles revealed: all loyal, the loyal share the pot; any traitor left wins it."""
     return TRAITORS if st.traitors() else LOYAL

@@ -503,6 +503,6 @@ def _morning(
                 seq,
             )
         )
-    if flow.no_loyal_left(st):
+    if flow.no_loyal_left(st) or flow.two_left(st):
         return flow.finish(game, flow.final_winner(st), now, events)
     return flow.begin_day(game, day + 1, now, events)

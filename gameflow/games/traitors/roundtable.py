@@ -284,9 +284,9 @@ def banish(game: Game, seat: int, now: float, events: list[Event]) -> Accepted[G
     game = game._replace(rules=st)
     if flow.no_loyal_left(st):
         return flow.finish(game, TRAITORS, now, events)
+    if flow.two_left(st):
+        return final_reveal(game, now, events)
     if last:
-        if len(st.seats()) <= 2:
-            return final_reveal(game, now, events)
         return _open_end_vote(game, now, events)
     return night.open_night(game, now, events)
 
