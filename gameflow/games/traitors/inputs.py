@@ -2,8 +2,10 @@
 
 `legal()` lists exactly what the validators in `missions`, `roundtable`,
 `night` and `control` accept, reading the same helpers (`dagger_counts`,
-`murder_targets`, `force_targets`, `may_tempt`, `must_force`), so a keyboard
-or SMS menu drawn from it never offers what would be refused.
+`night.choices`, `night.asked`), so a keyboard or SMS menu drawn from it never
+offers what would be refused. At night `awaiting()` reads the same
+`night.choices` and `night.asked`, so nobody is awaited who is asked nothing;
+`expected()` is empty then, since who acts at night is the secret.
 """
 
 from __future__ import annotations
