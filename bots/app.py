@@ -262,7 +262,7 @@ def wire_sms(rt: Runtime) -> Channel | None:
         return None
     directory = open_sms_directory(s)
     sms_settings = settings_mod.SmsSettings.from_env(s.channel_env())
-    adapter = webhook.create_sms(rt.service, sms_settings, directory=directory)
+    adapter = webhook.create_sms(rt.service, sms_settings, directory=directory, tv_link=rt.tv_link)
     return Channel("sms", "webhook", list(webhook.routes(adapter)), None, adapter.close)
 
 

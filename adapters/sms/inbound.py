@@ -50,6 +50,8 @@ HOST_ACTIONS: dict[str, type[A.Action]] = {
 
 # A host that is not an SMS player (Telegram) is told through this hook.
 HostHook = Callable[[Game, Msg], Awaitable[None]]
+# A fresh TV link for a game (bots.app's Runtime.tv_link; the Telegram adapter's TvLink).
+TvLink = Callable[[Game], Awaitable[str | None]]
 
 
 class Gateway:
@@ -61,6 +63,7 @@ class Gateway:
         settings: SmsSettings,
         *,
         host_hook: HostHook | None = None,
+        tv_link: TvLink | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.service = service
@@ -70,6 +73,7 @@ class Gateway:
         self.outbox = notifier.outbox
         self.settings = settings
         self.host_hook = host_hook
+        self.tv_link = tv_link
         self.clock = clock
 
     def player_of(self, phone: str) -> str:
@@ -202,7 +206,23 @@ class Gateway:
         created = await self.service.create_game(cmd.args[0], player, lang=lang, key=f"sms:{sid}")
         await self.directory.set_phone(player, phone, created.game.id)
         await self.store.bind(phone, created.game.id, player)
-        say.append(R.t(R.CREATED, lang, code=created.code or "?"))
+        code = created.code or "?"
+        tv = await self._tv(created.game)
+        if tv:
+            say.append(R.t(R.CREATED_TV, lang, code=code, tv=tv))
+        else:
+            say.append(R.t(R.CREATED, lang, code=code))
+
+    async def _tv(self, game: Game) -> str | None:
+        """The game's TV link for its host, when the app gives one (a failing
+        link service costs the host the link, not the game)."""
+        if self.tv_link is None:
+            return None
+        try:
+            return await self.tv_link(game)
+        except Exception:
+            log.exception("no TV link for %s", game.id)
+            return None
 
     async def _join(
         self,

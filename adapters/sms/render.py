@@ -110,7 +110,15 @@ HELP = N_(
     "JOIN code name: join a game. STATUS: your question again. "
     "Host: NEW STATION, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
 )
-CREATED = N_("Game {code} is open. Players text: JOIN {code} name. Then text START GAME.")
+CREATED = N_(
+    "Game {code} is open. Players text: JOIN {code} name. "
+    "Then text START GAME. Later: PAUSE, RESUME, ADVANCE, END GAME."
+)
+# The same with the TV link on a line of its own (a link is never cut or merged).
+CREATED_TV = N_(
+    "Game {code} is open. TV:\n{tv}\nPlayers text: JOIN {code} name. "
+    "Then text START GAME. Later: PAUSE, RESUME, END GAME."
+)
 WELCOME = N_("Welcome, {name}! You are in game {code}. Wait for the host to start.")
 NOT_IN_GAME = N_("You are not in a game. Text JOIN code name, or HELP.")
 NO_SUCH_CODE = N_("No game has the code {code}. Text JOIN code name.")
@@ -138,6 +146,7 @@ TEMPLATES: dict[str, dict[str, str | int]] = {
     CHANGED: {},
     HELP: {},
     CREATED: {"code": "KPRT"},
+    CREATED_TV: {"code": "KPRT", "tv": "https://muldvarp.example.org/tv/" + "x" * 43},
     WELCOME: {"name": "Kristoffer", "code": "KPRT"},
     NOT_IN_GAME: {},
     NO_SUCH_CODE: {"code": "KPRT"},

@@ -33,7 +33,7 @@ from twilio.request_validator import RequestValidator
 from twilio.rest import Client
 
 from adapters.sms.directory import Directory, SqliteDirectory
-from adapters.sms.inbound import Gateway, HostHook
+from adapters.sms.inbound import Gateway, HostHook, TvLink
 from adapters.sms.notifier import SmsNotifier
 from adapters.sms.outbound import Outbox, twilio_client
 from adapters.sms.settings import SmsSettings
@@ -64,6 +64,7 @@ def create_sms(
     directory: Directory | None = None,
     client: Client | None = None,
     host_hook: HostHook | None = None,
+    tv_link: TvLink | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     monotonic: Callable[[], float] = time.monotonic,
     register: bool = True,
@@ -83,7 +84,13 @@ def create_sms(
     )
     notifier = SmsNotifier(directory, outbox, settings, service.store)
     gateway = Gateway(
-        service, directory, notifier, settings, host_hook=host_hook, clock=service.clock
+        service,
+        directory,
+        notifier,
+        settings,
+        host_hook=host_hook,
+        tv_link=tv_link,
+        clock=service.clock,
     )
     outbox.on_failed = gateway.on_failed
     if register and notifier not in service.notifiers:
