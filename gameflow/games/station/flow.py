@@ -291,12 +291,7 @@ def _open_vote(game: Game, now: float) -> Accepted[Game]:
     r = game.phase.round
     phase, timers = enter(game, VOTE, r, st.config.vote_seconds, now)
     seq = phase.seq
-    last = r == st.config.rounds
-    text = (
-        msg(N_("Last vote: choose one player to check."))
-        if last
-        else msg(N_("Vote: who sits out the next round?"))
-    )
+    text = vote_question(game, r)
     events: list[Event] = [announce(text, seq)]
     events.extend(prompt(game.players[s], seq) for s in range(len(game.players)) if st.active(s, r))
     events.extend(timers)
@@ -317,9 +312,20 @@ def vote_winner(votes: tuple[int | None, ...], voters: list[int]) -> int:
     return int(top) if top is not None else NOBODY
 
 
+_SIT_OUT: Final = msg(N_("Vote: who sits out the next round?"))
+_CHECK: Final = msg(N_("Last vote: choose one player to check."))
+
+
+def vote_question(game: Game, r: int) -> Msg:
+    """What the vote of round `r` decides: announced, and the context of each
+    voter's question (the very same line, so a channel can send it once)."""
+    st: Station = game.rules
+    return _CHECK if r == st.config.rounds else _SIT_OUT
+
+
 def votes_text(game: Game, st: Station, r: int) -> Msg:
     """Who voted for whom, grouped by the choice, most votes first
-    ("Votes: Bo 3 (Ana, Cy, Dag), Nobody 2 (Eli, Fred), no vote: Gro.")."""
+    ("Votes: Bo (Ana, Cy, Dag), Nobody (Eli, Fred), no vote: Gro.")."""
     groups: dict[int, list[str]] = {}
     missing: list[str] = []
     for s in range(len(game.players)):
@@ -331,19 +337,18 @@ def votes_text(game: Game, st: Station, r: int) -> Msg:
         else:
             groups.setdefault(v, []).append(game.names[s])
     ranked = sorted(groups.items(), key=lambda g: (-len(g[1]), g[0] == NOBODY, g[0]))
+    if not groups:
+        return msg(N_("Nobody voted."))
     parts: list[Msg] = [
         msg(
-            N_("{choice} {n} ({names})"),
+            N_("{choice} ({names})"),
             choice=_NOBODY if v == NOBODY else game.names[v],
-            n=len(names),
             names=tuple(names),
         )
         for v, names in ranked
     ]
     if missing:
         parts.append(msg(N_("no vote: {names}"), names=tuple(missing)))
-    if not parts:
-        return msg(N_("Nobody voted."))
     return msg(N_("Votes: {votes}."), votes=tuple(parts))
 
 

@@ -9,11 +9,12 @@ own secrets; the host's view adds who is still to act and nothing secret.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.core.text import Msg, nmsg
+from gameflow.games.station.flow import vote_question
 from gameflow.games.station.inputs import awaiting, expected, legal
 from gameflow.games.station.state import (
     DISCUSSION,
@@ -226,13 +227,5 @@ def ask(game: Game, player: str) -> tuple[Msg, ...]:
             for i, p in enumerate(st.plans)
         )
     if name == VOTE:
-        if game.phase.round == st.config.rounds:
-            return (_CHECK,)
-        return (_SIT_OUT,)
+        return (vote_question(game, game.phase.round),)
     return ()
-
-
-_CHECK: Final = msg(
-    N_("Last vote: who is checked? Their sabotage and trap are undone and the round recounted.")
-)
-_SIT_OUT: Final = msg(N_("Vote: who sits out the next round? Most votes, at least 2, decide."))
