@@ -175,11 +175,17 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
             seq,
         )
     )
-    card_text = N_("Your card: plan {plan}, guards needed: {guards}.")
     for s in active:
         player = game.players[s]
         p = cards[s]
-        text = Msg(card_text, (("plan", p + 1), ("guards", plans[p].guards)))
+        guards = plans[p].guards
+        text = nmsg(
+            "Your card: plan {plan} needs {n} guard.",
+            "Your card: plan {plan} needs {n} guards.",
+            guards,
+            plan=p + 1,
+            guards=guards,
+        )
         events.append(Event(Kind.TELL, player, text, seq, None, True))
         if trap is not None and trap.by == s:
             events.append(
