@@ -17,10 +17,11 @@ import pytest
 
 from adapters.tv import demo, logfilter
 from adapters.tv.loopback import LoopbackServer
+from adapters.tv.screens import render_screen
 from adapters.tv.source import MemorySource
 from adapters.tv.tokens import TokenBook, new_token, token_hash, well_formed
 from gameflow.core import actions as A
-from gameflow.core.engine import apply
+from gameflow.core.engine import apply, view
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game, with_version
 
@@ -189,13 +190,20 @@ class Events:
         return list(self.events)
 
 
+def screen_tag(game: Game) -> str:
+    """The event id a viewer of `game` gets: the tag of its screen (never its version)."""
+    from adapters.tv.app import tag
+
+    return tag(json.dumps(render_screen(view(game, None), demo.info()), ensure_ascii=False))
+
+
 def test_events_deliver_each_new_version_live(source: MemorySource, server: LoopbackServer) -> None:
     game = demo.lobby(5)
     server.publish(game, demo.info())
     token = server.call(lambda: source.issue(game.id))
     with Events(server.url(token, "/events")) as stream:
         first = stream.wait(1)
-        assert first and first[0][0] == str(game.version) and first[0][1] == "screen"
+        assert first and first[0][0] == screen_tag(game) and first[0][1] == "screen"
         assert stream.status == 200
         assert stream.response_headers["content-type"].startswith("text/event-stream")
         for key, value in PRIVATE.items():
@@ -207,9 +215,9 @@ def test_events_deliver_each_new_version_live(source: MemorySource, server: Loop
         latency = time.monotonic() - began
         assert len(events) == 2, events
         ident, kind, data = events[1]
-        assert ident == str(newer.version) and kind == "screen"
+        assert ident == screen_tag(newer) and kind == "screen" and ident != first[0][0]
         payload = json.loads(data)
-        assert payload["version"] == newer.version and "Zelda" in payload["html"]
+        assert payload["version"] == ident and "Zelda" in payload["html"]
         assert latency < 1.0
         assert token not in "\n".join(stream.raw)
 
@@ -218,18 +226,20 @@ def test_last_event_id_catch_up(source: MemorySource, server: LoopbackServer) ->
     game = demo.lobby(5)
     server.publish(game, demo.info())
     token = server.call(lambda: source.issue(game.id))
-    # A viewer that saw an older version gets the current one at once.
-    with Events(server.url(token, "/events"), {"Last-Event-ID": str(game.version - 2)}) as s:
+    # A viewer that saw another screen gets the current one at once.
+    older = screen_tag(demo.lobby(4))
+    with Events(server.url(token, "/events"), {"Last-Event-ID": older}) as s:
         events = s.wait(1)
-        assert [e[0] for e in events] == [str(game.version)]
+        assert [e[0] for e in events] == [screen_tag(game)]
     # A viewer that is up to date gets nothing until something changes.
-    with Events(server.url(token, "/events"), {"Last-Event-ID": str(game.version)}) as s:
+    with Events(server.url(token, "/events"), {"Last-Event-ID": screen_tag(game)}) as s:
         time.sleep(0.8)  # several keep-alives pass
         assert s.events == []
         assert any(line.startswith(": keep-alive") for line in s.raw)
-        server.publish(joined(game, "tg:9998", "Yrsa"))
+        newer = joined(game, "tg:9998", "Yrsa")
+        server.publish(newer)
         events = s.wait(1)
-        assert [e[0] for e in events] == [str(game.version + 1)]
+        assert [e[0] for e in events] == [screen_tag(newer)]
 
 
 def test_revoking_a_link_ends_its_stream(source: MemorySource, server: LoopbackServer) -> None:
@@ -263,7 +273,7 @@ def test_a_version_that_looks_the_same_is_not_sent(
         newer = joined(same, "tg:9996", "Wenche")
         server.publish(newer)
         events = stream.wait(2)
-        assert [e[0] for e in events] == [str(game.version), str(newer.version)]
+        assert [e[0] for e in events] == [screen_tag(game), screen_tag(newer)]
 
 
 def test_many_viewers_each_get_every_changed_screen_once() -> None:
@@ -272,23 +282,26 @@ def test_many_viewers_each_get_every_changed_screen_once() -> None:
     unchanged versions to nobody."""
     import asyncio
 
-    from adapters.tv.app import StatusPage
+    from adapters.tv.app import StatusPage, tag
     from adapters.tv.screens import render_screen
     from gameflow.core.engine import view
 
     states = [g for g in demo.bot_game(9, seed="fan") if g.phase.name != "lobby"][:16]
 
-    async def run() -> tuple[list[list[int]], list[int]]:
+    async def run() -> tuple[list[list[str]], list[str]]:
         source = MemorySource()
         source.publish(states[0], demo.info())
         token = source.issue(states[0].id)
         page = StatusPage(source, keepalive=30.0)
-        got: list[list[int]] = [[] for _ in range(200)]
+        got: list[list[str]] = [[] for _ in range(200)]
+        first = tag(
+            json.dumps(render_screen(view(states[0], None), demo.info()), ensure_ascii=False)
+        )
 
         async def consume(i: int) -> None:
-            async for chunk in page._stream(token, states[0], states[0].version):
+            async for chunk in page._stream(token, states[0], first):
                 if chunk.startswith(b"id: "):
-                    got[i].append(int(chunk.split(b"\n")[0][4:]))
+                    got[i].append(chunk.split(b"\n")[0][4:].decode())
 
         tasks = [asyncio.create_task(consume(i)) for i in range(200)]
         await asyncio.sleep(0.05)
@@ -305,9 +318,38 @@ def test_many_viewers_each_get_every_changed_screen_once() -> None:
         for game in states[1:]:
             screen = render_screen(view(game, None), demo.info())
             if screen != last:
-                changed.append(game.version)
+                changed.append(tag(json.dumps(screen, ensure_ascii=False)))
             last = screen
         return got, changed
 
     got, changed = asyncio.run(run())
     assert changed and all(g == changed for g in got)
+
+
+def test_nothing_a_browser_gets_counts_the_inputs() -> None:
+    """The page and the stream carry the screen's tag, never the game's version:
+    the version counts every input, secret ones too, and its jump over a
+    Traitors night would tell the table how many traitors voted. Two states
+    that differ only in how many inputs led to them look the same to a TV."""
+    import asyncio
+
+    from adapters.tv.app import StatusPage, tag
+    from adapters.tv.screens import render_page
+
+    game = next(g for g in demo.bot_game(9, seed="tags") if g.phase.name != "lobby")
+    more = with_version(game, game.version + 7)
+
+    async def run() -> tuple[bytes, bytes, str, str]:
+        source = MemorySource()
+        source.publish(game, demo.info())
+        page = StatusPage(source, clock=lambda: 1_800_000_000.0)
+        pages = [
+            render_page(view(g, None), demo.info(), 0.0, tag(await page.screen(g)))
+            for g in (game, more)
+        ]
+        return await page.frame(game), await page.frame(more), pages[0], pages[1]
+
+    a, b, html_a, html_b = asyncio.run(run())
+    assert a == b and html_a == html_b
+    assert f"id: {game.version}".encode() not in a
+    assert f'data-version="{game.version}"' not in html_a

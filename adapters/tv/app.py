@@ -2,15 +2,19 @@
 
 Read-only by construction: there is no route that writes. The page is rendered
 on the server from the public view; the event stream (Server-Sent Events) sends
-the same screen as HTML whenever the game's screen changes, with the version as
-the event id, so a reconnecting browser (`Last-Event-ID`) gets the current
-screen at once if it missed anything. One `Fanout` hub per watched game reads
+the same screen as HTML whenever the game's screen changes, with the screen's
+tag (a digest of the screen itself) as the event id, so a reconnecting browser
+(`Last-Event-ID`) gets the current screen at once if it has another one. The
+tag, not the game's version, is what a browser ever sees: the version counts
+every input, secret ones included, so its jump over a Traitors night would
+tell the table how many traitors voted. One `Fanout` hub per watched game reads
 the change feed and renders each version once for all its viewers. The token is never echoed into a page or a
 stream (the script builds its events URL from the address bar).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections import OrderedDict
@@ -41,6 +45,7 @@ HEADERS = {
 KEEPALIVE_SECONDS = 15.0
 RETRY_MS = 3000
 FRAME_CACHE = 256  # rendered frames kept, keyed by (game id, version)
+TAG_LENGTH = 16
 
 
 class PrivateHeaders:
@@ -104,7 +109,7 @@ class StatusPage:
         if game is None:
             return _gone()
         info = await self.source.join_info(game.id)
-        html = render_page(view(game, None), info, self.clock())
+        html = render_page(view(game, None), info, self.clock(), tag(await self.screen(game)))
         return HTMLResponse(html)
 
     async def events(self, request: Request) -> Response:
@@ -112,17 +117,17 @@ class StatusPage:
         game = await self.source.game_for_token(token)
         if game is None:
             return _gone()
-        after = _version(request.headers.get("last-event-id"))
+        after = _tag(request.headers.get("last-event-id"))
         if after is None:
-            after = _version(request.query_params.get("after"))
+            after = _tag(request.query_params.get("after"))
         return StreamingResponse(
-            self._stream(token, game, -1 if after is None else after),
+            self._stream(token, game, after or ""),
             media_type="text/event-stream",
             headers={"X-Accel-Buffering": "no"},
         )
 
-    async def _stream(self, token: str, game: Game, after: int) -> AsyncIterator[bytes]:
-        """One viewer: the current screen if they have not seen it, then each
+    async def _stream(self, token: str, game: Game, after: str) -> AsyncIterator[bytes]:
+        """One viewer: the current screen if theirs (tag `after`) is another, then each
         changed screen and a keep-alive (with a token re-check, so a revoked link
         stops within `keepalive` seconds) on every tick of the game's hub.
         Versions that leave the screen unchanged send nothing: a viewer cannot
@@ -131,10 +136,10 @@ class StatusPage:
         hub = await self.fanout.join(game)
         try:
             screen, frame = await self._render(game)
-            if game.version > after:
+            if tag(screen) != after:
                 yield frame
             last = screen  # shown (or already on their screen); newer ones follow
-            sent = max(after, game.version)
+            sent = game.version
             tick = hub.tick
             while True:
                 bell = hub.event  # taken before looking, so no ring is missed
@@ -181,14 +186,13 @@ class StatusPage:
         return await self.screen(game), await self.frame(game)
 
     async def frame(self, game: Game) -> bytes:
-        """The SSE event for `game`: its version as the id, the server time for
-        the script's timer, and the screen."""
+        """The SSE event for `game`: the screen's tag as the id, the server time
+        for the script's timer, and the screen."""
         html = await self.screen(game)
-        head = json.dumps(
-            {"version": game.version, "lang": game.lang, "now": round(self.clock(), 3)}
-        )
+        mark = tag(html)
+        head = json.dumps({"version": mark, "lang": game.lang, "now": round(self.clock(), 3)})
         body = f'{head[:-1]},"html":{html}}}'
-        return f"id: {game.version}\nevent: screen\ndata: {body}\n\n".encode()
+        return f"id: {mark}\nevent: screen\ndata: {body}\n\n".encode()
 
 
 def _middleware() -> Any:
@@ -197,10 +201,20 @@ def _middleware() -> Any:
     return Middleware(PrivateHeaders)
 
 
-def _version(text: str | None) -> int | None:
-    if text is None or not text.strip().isdigit() or len(text) > 12:
+def tag(screen: str) -> str:
+    """The tag of a rendered screen: equal screens, equal tags; it says nothing
+    else about the game (not how many inputs led to it)."""
+    return hashlib.sha256(screen.encode("utf-8")).hexdigest()[:TAG_LENGTH]
+
+
+def _tag(text: str | None) -> str | None:
+    """A tag a browser sent back, if it is one (anything else counts as none)."""
+    if text is None:
         return None
-    return int(text.strip())
+    text = text.strip()
+    if len(text) != TAG_LENGTH or any(c not in "0123456789abcdef" for c in text):
+        return None
+    return text
 
 
 def _gone() -> Response:

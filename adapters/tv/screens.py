@@ -158,9 +158,11 @@ def render_screen(view: dict[str, Any], info: JoinInfo | None, now: float | None
     return _env.get_template("screen.html").render(ctx)
 
 
-def render_page(view: dict[str, Any], info: JoinInfo | None, now: float) -> str:
-    """The whole page: works on its own (it refreshes) and goes live with script."""
+def render_page(view: dict[str, Any], info: JoinInfo | None, now: float, tag: str = "") -> str:
+    """The whole page: works on its own (it refreshes) and goes live with script.
+    `tag` names the screen it shows (adapters.tv.app.tag), never the version."""
     ctx = context(view, info, now)
+    ctx["tag"] = tag
     ctx["screen"] = Markup(_env.get_template("screen.html").render(ctx))
     return _env.get_template("page.html").render(ctx)
 
