@@ -226,6 +226,14 @@ def banner(rt: Runtime) -> list[str]:
         f"  sms:       {sms_line}",
         f"  scheduler: {sched}",
         f"  TV pages:  {s.tv_base_url()}<token>",
+        *(
+            [
+                "  (a TV on this network can't open 127.0.0.1: set TV_BASE_URL to this"
+                f" machine's address, e.g. TV_BASE_URL=http://192.168.1.20:{s.port})"
+            ]
+            if s.tv_unreachable()
+            else []
+        ),
     ]
 
 

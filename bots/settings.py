@@ -84,6 +84,11 @@ class Settings(BaseSettings):
     tv_poll_seconds: float = Field(1.0, validation_alias="TV_POLL_SECONDS", gt=0, le=60)
     internal_token: str | None = Field(None, validation_alias="MULDVARP_INTERNAL_TOKEN")
     log_level: str = Field("INFO", validation_alias="LOG_LEVEL")
+    # The address TVs and phones open for the TV pages, when it is not the
+    # webhook address: a laptop on home Wi-Fi (http://192.168.1.20:8000), with
+    # Telegram by long polling. http is allowed here: nothing calls it but the
+    # table's own screens.
+    tv_url: str | None = Field(None, validation_alias="TV_BASE_URL")
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured value that must never reach a log line: tokens,
@@ -113,6 +118,7 @@ class Settings(BaseSettings):
         "twilio_messaging_service_sid",
         "twilio_api_base_url",
         "internal_token",
+        "tv_url",
         "sms_default_region",
         "sms_default_lang",
         "sms_id_key",
@@ -136,6 +142,18 @@ class Settings(BaseSettings):
             raise ValueError("must be an absolute URL such as https://muldvarp.example.org")
         if parts.scheme == "http" and parts.hostname not in _LOCAL:
             raise ValueError("must use https (Telegram and Twilio call webhooks over TLS)")
+        if parts.query or parts.fragment:
+            raise ValueError("must not have a query or fragment")
+        return value.rstrip("/")
+
+    @field_validator("tv_url")
+    @classmethod
+    def _tv_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an absolute URL such as http://192.168.1.20:8000")
         if parts.query or parts.fragment:
             raise ValueError("must not have a query or fragment")
         return value.rstrip("/")
@@ -243,7 +261,14 @@ class Settings(BaseSettings):
         return f"http://{host}:{self.port}"
 
     def tv_base_url(self) -> str:
-        return self.base_url() + "/tv/"
+        """Where TV links point: `TV_BASE_URL` when set (a LAN address), else
+        the public address, else this machine as it listens."""
+        return (self.tv_url or self.base_url()) + "/tv/"
+
+    def tv_unreachable(self) -> bool:
+        """Listening on every interface with TV links that say 127.0.0.1: no
+        TV on the network could open them (the banner says what to set)."""
+        return self.host in ("0.0.0.0", "::") and not (self.tv_url or self.public_base_url)
 
     def channel_env(self) -> dict[str, str]:
         """The settings under the environment names the channel adapters read."""

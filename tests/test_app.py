@@ -441,3 +441,45 @@ def test_env_example_and_operators_doc_cover_every_setting(
     doc = (root / "docs" / "operators.md").read_text()
     missing = [n for n in names if f"`{n}`" not in doc]
     assert not missing, missing
+
+
+def test_a_laptop_game_night_gives_tv_links_a_tv_on_the_wifi_can_open(tmp_path: Path) -> None:
+    """A laptop on home Wi-Fi: listening on every interface, Telegram by long
+    polling (no public URL), and TV_BASE_URL (http allowed) naming the laptop's
+    address on the network: the host's TV link says that address. Without it,
+    the banner says what to set instead of handing out 127.0.0.1 silently."""
+    from tests.fake_telegram import TOKEN as FAKE_TOKEN
+    from tests.fake_telegram import FakeBotApi, Users
+    from tests.fake_telegram import serving as fake_api
+
+    lan = "http://192.168.1.20:8099"
+
+    async def main() -> tuple[list[str], dict[str, Any]]:
+        async with fake_api(FakeBotApi()) as api:
+            rt = runtime(
+                tmp_path,
+                MULDVARP_HOST="0.0.0.0",
+                MULDVARP_PORT="8099",
+                TV_BASE_URL=lan + "/",
+                TELEGRAM_BOT_TOKEN=FAKE_TOKEN,
+                TELEGRAM_API_BASE_URL=api.base_url,
+            )
+            api.updates.append(Users().command(7, "Ola", "/new station"))
+            async with serving(rt) as c:
+                health = (await c.get("/healthz")).json()
+                deadline = time.monotonic() + 5
+                while not any("/tv/" in t for t in api.texts(7)) and time.monotonic() < deadline:
+                    await asyncio.sleep(0.02)
+            return api.texts(7), health
+
+    texts, health = run(main())
+    assert health["channels"] == {"telegram": "polling"}  # no webhook for a LAN address
+    assert f"{lan}/tv/" in "\n".join(texts) and "127.0.0.1" not in "\n".join(texts)
+    quiet = banner(
+        build_runtime(settings(tmp_path / "a", MULDVARP_HOST="0.0.0.0", TV_BASE_URL=lan))
+    )
+    assert not any("TV_BASE_URL" in line for line in quiet)
+    warned = banner(build_runtime(settings(tmp_path / "b", MULDVARP_HOST="0.0.0.0")))
+    assert any("set TV_BASE_URL" in line for line in warned)
+    with pytest.raises(SettingsError, match="TV_BASE_URL"):
+        settings(tmp_path, TV_BASE_URL="192.168.1.20:8000")
