@@ -83,7 +83,8 @@ def _game(lang: str, n: int) -> Game:
 
 def _ok(result: object) -> Game:
     assert isinstance(result, Accepted), result
-    return result.state
+    state: Game = result.state
+    return state
 
 
 def _menu(game: Game, player: str) -> str:

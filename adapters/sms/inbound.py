@@ -25,7 +25,7 @@ from adapters.sms import opt_out
 from adapters.sms import render as R
 from adapters.sms import sheet as S
 from adapters.sms.directory import Directory, player_id
-from adapters.sms.notifier import SmsNotifier, split
+from adapters.sms.notifier import ACTING, ANSWERED, CLOSED, Acting, SmsNotifier, live, split
 from adapters.sms.outbound import OutMessage
 from adapters.sms.phones import e164, short_mask
 from adapters.sms.segments import prepare
@@ -261,7 +261,7 @@ class Gateway:
         lang = game.lang
         sh = S.sheet(game, player)
         if sh is None:
-            say.append(R.t(R.NOTHING_NOW, lang))
+            say.append(await self.nothing_now(game, player))
             return
         sent = await self.notifier.sheets.key(game.id, player)
         if sent != sh.key and S.starts_with_number(body):
@@ -273,12 +273,37 @@ class Gateway:
             say.append(S.unmatched(game, found, sh, lang))
             await self.notifier.sheets.mark(game, player, sh.key)
             return
-        await self._submit(sid, game, found, player, say)
+        await self._submit(sid, game, found, player, say, answer=True)
+
+    async def nothing_now(self, game: Game, player: str) -> str:
+        """The reply to an answer when nothing is asked of the player: their
+        answer is in, or the question closed before they answered (time ran
+        out), and what comes next."""
+        how = await self.notifier.sheets.closed(game.id, player)
+        if how == ANSWERED:
+            return R.t(R.ANSWER_IN, game.lang)
+        if how == CLOSED:
+            return R.t(R.LATE, game.lang)
+        return R.t(R.NOTHING_NOW, game.lang)
 
     async def _submit(
-        self, sid: str, game: Game, action: A.Action, player: str, say: list[str]
+        self,
+        sid: str,
+        game: Game,
+        action: A.Action,
+        player: str,
+        say: list[str],
+        *,
+        answer: bool = False,
     ) -> None:
-        outcome = await self.service.submit(game.id, action, key=sid)
+        # An answer's echo («Choice locked…») is not texted in a live game (see
+        # adapters.sms.notifier): the notifier learns who is answering here.
+        token = ACTING.set(Acting(game.id, player, game.phase.seq)) if answer else None
+        try:
+            outcome = await self.service.submit(game.id, action, key=sid)
+        finally:
+            if token is not None:
+                ACTING.reset(token)
         after = outcome.game
         if outcome.rejected is not None:
             say.append(render(outcome.rejected.message, after.lang))
@@ -286,8 +311,13 @@ class Gateway:
             if sh is not None:  # what may be answered instead
                 say.append(S.text(after, sh, after.lang))
                 await self.notifier.sheets.mark(after, player, sh.key)
-        elif outcome.accepted and not self.notifier.texted(after, player):
-            # The commit texted the sender nothing: say it was taken.
+        elif (
+            outcome.accepted
+            and not self.notifier.texted(after, player)
+            and (not answer or not live(after))
+        ):
+            # The commit texted the sender nothing: a host action is confirmed;
+            # an answer only in a campaign (a live game's next text is minutes away).
             say.append(R.t(R.OK, after.lang))
 
     # -- status and the host -----------------------------------------------------------
@@ -301,7 +331,7 @@ class Gateway:
             await self.notifier.sheets.mark(game, player, sh.key)
         if player == game.host:
             lines.append(await self.roster(game))
-        return "\n".join(lines) or R.t(R.NOTHING_NOW, game.lang)
+        return "\n".join(lines) or await self.nothing_now(game, player)
 
     async def roster(self, game: Game) -> str:
         """The players, SMS ones with a masked number ("Åse *67"; STOP if they

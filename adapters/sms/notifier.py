@@ -16,6 +16,17 @@ worker with an older commit never overwrites what a newer one recorded, and
 each key change is texted by one worker only. The inbound gateway reads the
 same record: a number is read against the sheet the player was last sent.
 
+SMS costs per segment (issue #16: five a round for a 7-player Station game),
+so nothing is sent twice: a news line that a later line of the same text
+repeats or begins with (the vote's announcement and the vote's own question)
+is left out. A player's own answer is not echoed back in a live game: the
+game's «Choice locked…», «Vote locked…» would cost a text per answer, the
+answer can't be changed anyway, and the next text (the result, or the next
+question) follows within minutes. An answer that was not taken is always
+answered, and a player who texts again is told their answer is in
+(`closed`). A campaign, where the next text may be hours away, keeps the echo.
+The gateway says who is answering (`ACTING`, like the Telegram adapter's).
+
 Lobby news (who joined) is not texted: the joiner gets a welcome, and the role
 card stays one segment. A recipient who said STOP is skipped: their private
 information is not sent anywhere else instead. A text longer than three
@@ -26,7 +37,8 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from contextvars import ContextVar
+from typing import Any, NamedTuple
 
 from adapters.deadline_text import until
 from adapters.sms import render as R
@@ -45,6 +57,30 @@ log = logging.getLogger(__name__)
 MAX_SEGMENTS = 3  # one text on every phone; longer ones are split at line ends
 ATTR = "sms:sheets"
 TRIES = 8
+# How a player's last texted question closed (kept until the next one opens).
+ANSWERED, CLOSED = "a", "c"
+
+
+class Acting(NamedTuple):
+    """The SMS player whose answer is being submitted, in the phase it answers."""
+
+    game_id: str
+    player: str
+    seq: int
+
+
+ACTING: ContextVar[Acting | None] = ContextVar("sms_acting", default=None)
+
+
+def acting(game: Game) -> Acting | None:
+    """Who is answering in `game` in this task (None: a deadline, another channel)."""
+    a = ACTING.get()
+    return a if a is not None and a.game_id == game.id else None
+
+
+def live(game: Game) -> bool:
+    """A game played in one sitting (not a campaign of a day per round)."""
+    return bool(game.option("pacing") != "campaign")
 
 
 def recipients(game: Game) -> list[str]:
@@ -58,9 +94,12 @@ def compose(
     sheet: S.Sheet | None,
     *,
     public: bool = True,
+    echo: int | None = None,
 ) -> tuple[list[str], bool]:
     """The lines `who` is texted for one commit, and whether any is private.
-    `sheet` is their question when it changed (None: unchanged or none)."""
+    `sheet` is their question when it changed (None: unchanged or none);
+    `echo` the phase of `who`'s own answer in this commit, whose echo (the
+    TELLs to them in that phase) is left out."""
     lang = game.lang
     news: list[str] = []
     private: list[str] = []
@@ -71,6 +110,8 @@ def compose(
         if ev.kind is Kind.ANNOUNCE and ev.text is not None:
             if public and shown:
                 news.append(render(ev.text, lang))
+        elif ev.kind is Kind.TELL and ev.to == who and ev.phase == echo:
+            continue  # the echo of their own answer (see above)
         elif ev.kind in (Kind.TELL, Kind.HOST) and ev.to == who and ev.text is not None:
             private.append(render(ev.text, lang))
             secret = secret or ev.secret or ev.kind is Kind.TELL
@@ -87,7 +128,32 @@ def compose(
     if sheet is not None:
         private.extend((S.text(game, sheet, lang), *_closes(game, lang)))
         secret = True
-    return news + private, secret
+    return once(news + private), secret
+
+
+def once(lines: list[str]) -> list[str]:
+    """`lines` without a line that a later one repeats or begins with as a
+    whole sentence (the vote announced, then asked with its rule: «Vote: who
+    sits out…?» and «Vote: who sits out…? Most votes, at least 2.»), nor an
+    empty one."""
+    flat = [line for text in lines for line in text.split("\n")]
+    out: list[str] = []
+    seen = 0
+    for text in lines:
+        parts = text.split("\n")
+        kept = []
+        for j, line in enumerate(parts):
+            rest = flat[seen + j + 1 :]
+            if line and not any(_repeats(r, line) for r in rest):
+                kept.append(line)
+        seen += len(parts)
+        if kept:
+            out.append("\n".join(kept))
+    return out
+
+
+def _repeats(later: str, line: str) -> bool:
+    return later == line or (line[-1:] in ".?!" and later.startswith(line + " "))
 
 
 def _closes(game: Game, lang: str) -> tuple[str, ...]:
@@ -159,39 +225,54 @@ class SentSheets:
         return await self.store.swap_attr(game_id, ATTR, old, new)
 
     @staticmethod
-    def _parse(raw: str | None) -> tuple[int, dict[str, str]]:
+    def _parse(raw: str | None) -> tuple[int, dict[str, str], dict[str, str]]:
         if not raw:
-            return -1, {}
+            return -1, {}, {}
         doc: dict[str, Any] = json.loads(raw)
-        return int(doc["v"]), dict(doc["k"])
+        return int(doc["v"]), dict(doc["k"]), dict(doc.get("c", {}))
+
+    @staticmethod
+    def _dump(version: int, keys: dict[str, str], closed: dict[str, str]) -> str:
+        doc: dict[str, Any] = {"v": version, "k": keys}
+        if closed:
+            doc["c"] = closed
+        return json.dumps(doc, sort_keys=True)
 
     async def key(self, game_id: str, player: str) -> str | None:
         """The key of the sheet `player` was last texted (None: none open)."""
         return self._parse(await self._get(game_id))[1].get(player)
 
+    async def closed(self, game_id: str, player: str) -> str | None:
+        """How `player`'s last texted question closed, while no other is open:
+        ANSWERED (by their answer), CLOSED (its time ran out, or the host moved
+        on), None (no question closed since)."""
+        return self._parse(await self._get(game_id))[2].get(player)
+
     async def claim(self, game: Game, players: list[str]) -> dict[str, S.Sheet]:
         """The sheets to text now (those whose key changed), recorded as texted.
         Empty when a newer commit of the game has recorded its sheets already."""
+        actor = acting(game)
         for _ in range(TRIES):
             raw = await self._get(game.id)
-            version, keys = self._parse(raw)
+            version, keys, closed = self._parse(raw)
             if version > game.version:
                 return {}
-            before = dict(keys)
+            before, closed_before = dict(keys), dict(closed)
             out: dict[str, S.Sheet] = {}
             for p in players:
                 k = S.key_of(game, p)
                 if k is None:
-                    keys.pop(p, None)
+                    if keys.pop(p, None) is not None:
+                        closed[p] = ANSWERED if actor and actor.player == p else CLOSED
                 elif before.get(p) != k:
                     sh = S.sheet(game, p)
                     if sh is not None:
                         out[p] = sh
                     keys[p] = k
-            if version == game.version and keys == before:
+                    closed.pop(p, None)
+            if version == game.version and keys == before and closed == closed_before:
                 return {}
-            new = json.dumps({"v": game.version, "k": keys}, sort_keys=True)
-            if await self._swap(game.id, raw, new):
+            if await self._swap(game.id, raw, self._dump(game.version, keys, closed)):
                 return out
         log.warning("SMS sheets of %s: lost the race %d times", game.id, TRIES)
         return {}
@@ -200,14 +281,15 @@ class SentSheets:
         """Record that `player` was just texted the sheet `key` (a resend)."""
         for _ in range(TRIES):
             raw = await self._get(game.id)
-            version, keys = self._parse(raw)
+            version, keys, closed = self._parse(raw)
             if version > game.version or keys.get(player) == key:
                 return
             if key is None:
                 keys.pop(player, None)
             else:
                 keys[player] = key
-            new = json.dumps({"v": max(version, game.version), "k": keys}, sort_keys=True)
+                closed.pop(player, None)
+            new = self._dump(max(version, game.version), keys, closed)
             if await self._swap(game.id, raw, new):
                 return
 
@@ -234,9 +316,12 @@ class SmsNotifier:
             return
         changed = await self.sheets.claim(game, people)
         public = self.settings.announce != "private"
+        actor = acting(game)
+        echo = actor.seq if actor is not None and live(game) else None
         texts: list[tuple[str, list[str], bool]] = []
         for who in people:
-            lines, secret = compose(game, events, who, changed.get(who), public=public)
+            mine = echo if actor is not None and who == actor.player else None
+            lines, secret = compose(game, events, who, changed.get(who), public=public, echo=mine)
             if lines:
                 texts.append((who, lines, secret))
         self._texted[game.id] = (game.version, frozenset(who for who, _, _ in texts))

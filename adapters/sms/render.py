@@ -119,13 +119,18 @@ CREATED_TV = N_(
     "Game {code} is open. TV:\n{tv}\nPlayers text: JOIN {code} name. "
     "Then text START GAME. Later: PAUSE, RESUME, END GAME."
 )
-WELCOME = N_("Welcome, {name}! You are in game {code}. Wait for the host to start.")
+WELCOME = N_(
+    "Welcome, {name}! You are in game {code}. Wait for the host to start. "
+    "An answer taken gets no reply; a mistake always does."
+)
 NOT_IN_GAME = N_("You are not in a game. Text JOIN code name, or HELP.")
 NO_SUCH_CODE = N_("No game has the code {code}. Text JOIN code name.")
 JOIN_USAGE = N_("Write JOIN, the game code and your name, e.g. JOIN KPRT Ana.")
 NEW_USAGE = N_("Write NEW and the game: STATION, RESISTANCE or TRAITORS.")
 IN_ANOTHER = N_("You are already in a game. Text STATUS for your question.")
 NOTHING_NOW = N_("Nothing to answer right now. HELP lists the commands.")
+ANSWER_IN = N_("Your answer is in. The next question comes by text.")
+LATE = N_("Too late: that question closed when its time ran out. The next one comes by text.")
 UNCLEAR = N_("Not understood. {hint}")
 UNCLEAR_FIELD = N_("Not understood: check the {field}. {hint}")
 AMBIGUOUS = N_("Unclear: write - for an empty field. {hint}")
@@ -154,6 +159,8 @@ TEMPLATES: dict[str, dict[str, str | int]] = {
     NEW_USAGE: {},
     IN_ANOTHER: {},
     NOTHING_NOW: {},
+    ANSWER_IN: {},
+    LATE: {},
     UNCLEAR: {"hint": ""},
     UNCLEAR_FIELD: {"field": "", "hint": ""},
     AMBIGUOUS: {"hint": ""},
