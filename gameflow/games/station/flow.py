@@ -193,8 +193,8 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
                     player,
                     msg(
                         N_(
-                            "Trap card: {victim} is caught if you guard the winning plan with them as your "
-                            "partner, they name you and take the {job} job on the same plan."
+                            "Trap card: {victim} is caught if you two name each other as partners "
+                            "on the winning plan, you on guard, they on {job}. Set the trap."
                         ),
                         victim=game.names[trap.victim],
                         job=Msg(JOB_NAMES[trap.job]),
