@@ -159,3 +159,28 @@ def test_a_stranger_is_answered_in_the_language_of_their_keyword(fake: FakeTwili
             assert w.last(phone) == expected, (text, w.last(phone))
 
     play(fake, body)
+
+
+@pytest.mark.parametrize(("lang", "seed"), [("nb", 21), ("en", 22)])
+def test_traitors_by_text_to_the_final_round_table_and_its_end_vote(
+    fake: FakeTwilio, lang: str, seed: int
+) -> None:
+    """A short campaign (final day 2) with the traitors fixed: the final round
+    table banishes without revealing, then the table votes by text to end or
+    go on, round after round, until the roles are revealed."""
+
+    async def body(w: World) -> None:
+        t = Table(w, "traitors", 8, lang, seed)
+        options = {"pacing": "fast", "missions": "builtin", "final_day": 2}
+        setup = {"roles": {t.pid(0): "traitor", t.pid(1): "traitor"}}
+        await t.open(options=options, setup=setup)
+        game = await t.play(expire=0.02)
+        assert game.over and t.checks > 0
+        assert t.phases["end_vote"] > 0 and t.kinds["end_vote"] >= 3, (t.phases, t.kinds)
+        # Everyone read the end vote's question and, at the end, the reveal.
+        asked = R.t("End or continue? If everyone says end, the roles are revealed.", lang)
+        for phone in t.phones:
+            texts = w.inbox(phone)
+            assert any(asked in text for text in texts), texts[-3:]
+
+    play(fake, body)
