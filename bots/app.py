@@ -19,6 +19,7 @@ without Twilio never imports twilio.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import logging
@@ -72,13 +73,59 @@ class Background(Protocol):
 
 @dataclass
 class Channel:
-    """A live chat channel: its routes and its lifespan hooks."""
+    """A chat channel: its routes, its lifespan hooks, and whether it is up.
+
+    A channel that fails to start (no network, a rejected token) must not take
+    the server down with it: SMS and the TV keep serving while it is retried
+    with backoff (`run_channel`), one log line per failure, and `/healthz`
+    says it is down."""
 
     name: str
     mode: str  # "webhook" or "polling"
     routes: list[BaseRoute] = field(default_factory=list)
     startup: Callable[[], Awaitable[None]] | None = None
     shutdown: Callable[[], Awaitable[None]] | None = None
+    up: bool = False
+    problem: str = "starting"
+
+    def status(self) -> str:
+        """What /healthz says: the mode when up, else why it is down."""
+        return self.mode if self.up else f"down: {self.problem}"
+
+
+RETRY_FIRST = 1.0  # seconds before a failed channel start is tried again
+RETRY_MAX = 60.0  # the backoff doubles up to this
+
+
+async def start_channel(
+    channel: Channel,
+    *,
+    first: float = RETRY_FIRST,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> None:
+    """Start `channel`, trying again with doubling waits until it starts (a task
+    of its own: the app serves meanwhile). Each failure is one log line."""
+    delay = first
+    while True:
+        try:
+            if channel.startup is not None:
+                await channel.startup()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            channel.problem = f"{type(exc).__name__}: {exc}"[:200]
+            log.warning(
+                "%s: could not start (%s); trying again in %.0f s",
+                channel.name,
+                channel.problem,
+                delay,
+            )
+            await sleep(delay)
+            delay = min(RETRY_MAX, delay * 2)
+            continue
+        channel.up, channel.problem = True, ""
+        log.info("%s: live (%s)", channel.name, channel.mode)
+        return
 
 
 class Metrics:
@@ -329,7 +376,7 @@ def create_app(rt: Runtime, *, background: Sequence[Background] = ()) -> Starlet
             {
                 "ok": True,
                 "store": rt.store_kind,
-                "channels": {c.name: c.mode for c in rt.channels},
+                "channels": {c.name: c.status() for c in rt.channels},
                 "background": {b.name: b.status() for b in rt.background},
             }
         )
@@ -355,18 +402,30 @@ def create_app(rt: Runtime, *, background: Sequence[Background] = ()) -> Starlet
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         started: list[Callable[[], Awaitable[None]]] = []
+        starting: list[asyncio.Task[None]] = []
         try:
             for channel in rt.channels:
-                if channel.startup is not None:
-                    await channel.startup()
-                if channel.shutdown is not None:
-                    started.append(channel.shutdown)
+                if channel.startup is None:
+                    channel.up = True
+                    continue
+                # The first try is waited for (a healthy start is live at once);
+                # a failure goes on in the background, retried with backoff.
+                task = asyncio.create_task(start_channel(channel))
+                starting.append(task)
+                await asyncio.wait({task}, timeout=10.0)
             for job in rt.background:
                 await job.start()
                 started.append(job.stop)
             yield
         finally:
-            for stop in reversed(started):
+            for task in starting:
+                task.cancel()
+            await asyncio.gather(*starting, return_exceptions=True)
+            # Channels that came up stop last, as they started first.
+            ups = [c.shutdown for c in rt.channels if c.up and c.shutdown is not None]
+            for channel in rt.channels:
+                channel.up = False
+            for stop in reversed(ups + started):
                 try:
                     await stop()
                 except Exception:

@@ -203,12 +203,12 @@ def banner(rt: Runtime) -> list[str]:
             "off (set TELEGRAM_BOT_TOKEN)" if not s.telegram_enabled else "off (adapter missing)"
         )
     elif tg.mode == "polling":
-        telegram = "live, long polling (no PUBLIC_BASE_URL)"
+        telegram = "long polling (no PUBLIC_BASE_URL)"
     else:
-        telegram = f"live, webhook {s.base_url()}/telegram/webhook"
+        telegram = f"webhook {s.base_url()}/telegram/webhook"
     sms = live.get("sms")
     if sms is not None:
-        sms_line = f"live, webhook {s.base_url()}/sms/twilio"
+        sms_line = f"webhook {s.base_url()}/sms/twilio"
     elif s.sms_enabled:
         sms_line = "off (adapter missing)"
     else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -483,3 +484,55 @@ def test_a_laptop_game_night_gives_tv_links_a_tv_on_the_wifi_can_open(tmp_path: 
     assert any("set TV_BASE_URL" in line for line in warned)
     with pytest.raises(SettingsError, match="TV_BASE_URL"):
         settings(tmp_path, TV_BASE_URL="192.168.1.20:8000")
+
+
+def test_a_channel_that_cannot_start_leaves_the_rest_serving(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Telegram unreachable at start (no network here: a closed loopback port):
+    the server still serves the TV and /healthz, which says the channel is down
+    and why, in one log line per try, without a traceback; it is tried again."""
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+
+    async def main() -> tuple[int, dict[str, Any], int]:
+        rt = runtime(
+            tmp_path,
+            TELEGRAM_BOT_TOKEN=TG_TOKEN,
+            TELEGRAM_API_BASE_URL=f"http://127.0.0.1:{closed}/bot",
+        )
+        async with serving(rt) as c:
+            health = await c.get("/healthz")
+            tv = await c.get("/tv/not-a-token")
+            return health.status_code, health.json(), tv.status_code
+
+    with caplog.at_level(logging.WARNING, logger="bots.app"):
+        status, health, tv = run(main())
+    assert status == 200 and tv == 404  # the store answers; the TV routes serve
+    assert health["channels"]["telegram"].startswith("down: ")
+    failures = [r for r in caplog.records if "could not start" in r.getMessage()]
+    assert failures and all(r.exc_info is None for r in failures)
+    assert all("\n" not in r.getMessage() for r in failures)
+
+
+def test_a_failed_channel_start_is_retried_with_backoff() -> None:
+    from bots.app import Channel, start_channel
+
+    tries, waits = [0], []
+
+    async def flaky() -> None:
+        tries[0] += 1
+        if tries[0] < 5:
+            raise ConnectionError("no network")
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    channel = Channel("telegram", "polling", startup=flaky)
+    assert channel.status() == "down: starting"
+    run(asyncio.wait_for(start_channel(channel, first=20.0, sleep=sleep), timeout=5))
+    assert tries == [5] and channel.up and channel.status() == "polling"
+    assert waits == [20.0, 40.0, 60.0, 60.0]  # doubling, at most a minute
