@@ -15,6 +15,7 @@ from gameflow.core.engine import apply, legal, new_game, view
 from gameflow.core.events import Event, Kind
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import HOST_VIEW, LOBBY
+from gameflow.games.station import STATION
 from gameflow.games.station.actions import Choose, Vote
 
 pytestmark = pytest.mark.core
@@ -331,6 +332,15 @@ def test_host_advance_only_when_nobody_is_awaited() -> None:
     d.host(A.Advance)
     assert d.game.phase.name == "vote"
     d.refused(A.Advance(HOST), "not_ready")
+
+
+def test_host_advance_names_nobody_when_who_is_awaited_is_a_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    d = start(5)
+    monkeypatch.setattr(STATION, "secret_awaiting", lambda game: True)
+    rej = d.refused(A.Advance(HOST), "not_ready")
+    assert rej.message.msgid == "Not everyone is ready yet." and rej.message.params == ()
 
 
 def test_host_controls_in_legal() -> None:

@@ -377,6 +377,8 @@ def _advance(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejec
         return reject("paused", N_("The game is paused: resume it first."))
     rules = rules_for(game.kind)
     waiting = rules.awaiting(game)
+    if waiting and rules.secret_awaiting(game):  # who is awaited is a secret (a night)
+        return reject("not_ready", N_("Not everyone is ready yet."))
     if waiting:
         return reject(
             "not_ready",
