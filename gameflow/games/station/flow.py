@@ -193,8 +193,7 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
                     player,
                     msg(
                         N_(
-                            "Trap card: {victim} is caught if you two name each other as partners "
-                            "on the winning plan, you on guard, they on {job}. Set the trap."
+                            "Trap card: {victim}. Be partners on the winning plan, you on guard, they on {job}."
                         ),
                         victim=game.names[trap.victim],
                         job=Msg(JOB_NAMES[trap.job]),
@@ -453,15 +452,18 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
     if st.damage >= cfg.limit or last:
         won = LOYAL if (st.damage < cfg.limit and st.parts >= cfg.target) else INFILTRATORS
         ended = game._replace(phase=over(game, now), winner=won)
+        # The winner and the reveal of the infiltrators in one line (one SMS segment).
+        bad = tuple(game.names[s] for s in range(n) if st.infiltrator[s])
         text = (
-            msg(N_("The loyal crew wins with {parts} parts sent!"), parts=st.parts)
+            msg(
+                N_("The loyal crew wins with {parts} parts sent! The infiltrators were: {names}."),
+                parts=st.parts,
+                names=bad,
+            )
             if won == LOYAL
-            else msg(N_("The infiltrators win!"))
+            else msg(N_("The infiltrators win! They were: {names}."), names=bad)
         )
         events.append(announce(text, ended.phase.seq))
-        bad = tuple(game.names[s] for s in range(n) if st.infiltrator[s])
-        reveal = msg(N_("The infiltrators were: {names}."), names=bad)
-        events.append(announce(reveal, ended.phase.seq))
         events.extend(
             (Event(Kind.OVER, phase=ended.phase.seq), Event(Kind.CHANGED, phase=ended.phase.seq))
         )

@@ -24,6 +24,7 @@ from gameflow.games.station.state import (
     REVEAL_PLAYED,
     VOTE,
     Choice,
+    Plan,
     RoundRecord,
     Station,
 )
@@ -204,6 +205,26 @@ def record(game: Game) -> dict[str, Any]:
     }
 
 
+def _plan_line(i: int, p: Plan) -> Msg:
+    """One plan in a few words; a radio need of 0 is left out (outside is never 0)."""
+    if not p.radio:
+        return nmsg(
+            "Plan {plan}: {n} part, {outside} outside.",
+            "Plan {plan}: {n} parts, {outside} outside.",
+            p.reward,
+            plan=i + 1,
+            outside=p.outside,
+        )
+    return nmsg(
+        "Plan {plan}: {n} part, {outside} outside, {radio} radio.",
+        "Plan {plan}: {n} parts, {outside} outside, {radio} radio.",
+        p.reward,
+        plan=i + 1,
+        outside=p.outside,
+        radio=p.radio,
+    )
+
+
 def ask(game: Game, player: str) -> tuple[Msg, ...]:
     """The context lines of `player`'s open question (gameflow.core.question):
     the mission's three plans as the TV shows them (reward and staffing, one
@@ -215,17 +236,7 @@ def ask(game: Game, player: str) -> tuple[Msg, ...]:
         return ()
     name = game.phase.name
     if name == MISSION:
-        return tuple(
-            nmsg(
-                "Plan {plan}: {n} part, {outside} outside, {radio} radio.",
-                "Plan {plan}: {n} parts, {outside} outside, {radio} radio.",
-                p.reward,
-                plan=i + 1,
-                outside=p.outside,
-                radio=p.radio,
-            )
-            for i, p in enumerate(st.plans)
-        )
+        return tuple(_plan_line(i, p) for i, p in enumerate(st.plans))
     if name == VOTE:
         return (vote_question(game, game.phase.round),)
     return ()
