@@ -160,9 +160,11 @@ def _asked(st: Resistance, seat: int) -> bool:
 
 
 def awaiting(game: Game) -> tuple[int, ...]:
-    """Who the phase waits for. In the mission phase that includes holders of
-    mission-phase plot cards (until they play or pass), so automatic advancing
-    never closes their window before they had a chance."""
+    """Who the phase waits for: exactly those `legal()` asks. In a team vote
+    with opinion makers, first only the makers, then only everyone else. In the
+    mission phase that includes holders of mission-phase plot cards (until they
+    play or pass), so automatic advancing never closes their window before they
+    had a chance."""
     st: Resistance = game.rules
     name = game.phase.name
     if name == TEAM_VOTE:  # asked after every vote: the common case first
