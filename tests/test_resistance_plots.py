@@ -11,7 +11,7 @@ from resistance_helpers import Driver, players, public_texts, start, texts
 
 from gameflow.core.engine import legal, view
 from gameflow.core.events import Event, Kind
-from gameflow.core.question import asked
+from gameflow.core.question import asked, question
 from gameflow.games.resistance import RESISTANCE
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 from gameflow.games.resistance.cards import CARD_IDS, PLOT_CARDS, deck_for
@@ -377,3 +377,68 @@ def test_waiting_immediate_cards_are_settled_at_the_deadline() -> None:
     assert {e.to for e in secret} >= {"dag"} and len(secret) == 2
     assert len(d.st.knowledge[d.game.seat("dag")]) == 1
     assert any("did not propose in time" in t for t in public_texts(events))
+
+
+# -- what each question says (ask): the context a player without a TV needs ------------
+
+
+def _ask(d: Driver, player: str) -> list[str]:
+    q = question(d.game, player)
+    assert q is not None, f"{player} is asked nothing"
+    return [render(m, "en") for m in q.context]
+
+
+def test_the_leader_is_told_the_mission_the_proposal_and_the_team_size() -> None:
+    d = start(7, spies=["ana", "bo", "fred"])
+    assert _ask(d, "cy") == ["Mission 1, proposal 1 of 5: pick a team of 2."]
+    assert question(d.game, "dag") is None
+    d.propose("cy", "dag")
+    d.all_vote(False)
+    assert _ask(d, "dag") == ["Mission 1, proposal 2 of 5: pick a team of 2."]
+    d.run_mission(["dag", "eli"])
+    d.run_mission(["eli", "fred", "gro"], fails=["fred"])
+    d.run_mission(["fred", "gro", "cy"])
+    assert d.st.mission == 4 and not d.game.over
+    assert _ask(d, d.leader) == [
+        "Mission 4, proposal 1 of 5: pick a team of 4. It fails only with 2 fail cards."
+    ]
+
+
+def test_voters_and_team_members_are_told_the_team_and_the_mission() -> None:
+    d = start(5)
+    d.propose("cy", "dag")
+    assert _ask(d, "ana") == ["Mission 1, proposal 1 of 5. The team: Cy, Dag."]
+    d.all_vote(True)
+    assert _ask(d, "dag") == ["Mission 1, team Cy, Dag: play your mission card."]
+    assert question(d.game, "ana") is None
+
+
+def test_the_giver_is_told_the_cards_left_and_a_holder_what_a_card_does() -> None:
+    d = start(
+        7, spies=["ana", "bo", "fred"], deck=["overheard_conversation", "overheard_conversation"]
+    )
+    assert _ask(d, "cy")[0] == (
+        "Give these plot cards, each to another player: "
+        "Overheard Conversation, Overheard Conversation."
+    )
+    d.ok(Give("cy", None, "overheard_conversation", "dag"))
+    assert _ask(d, "cy")[0] == "Give this plot card to another player: Overheard Conversation."
+    assert _ask(d, "dag") == [
+        "Overheard Conversation: Privately see the team of one of your two neighbours."
+    ]
+    d2 = start(5, deck=["no_confidence"])
+    d2.ok(Give("cy", None, "no_confidence", "dag"))
+    d2.propose("cy", "ana")
+    d2.all_vote(True)
+    assert _ask(d2, "dag") == [
+        "No Confidence: Right after a team is approved, veto it: it counts as a rejected team."
+    ]
+
+
+def test_an_opinion_maker_is_told_what_the_card_asks_of_them() -> None:
+    d = _makers_vote()
+    assert _ask(d, "dag") == [
+        "Mission 1, proposal 1 of 5. The team: Cy, Dag.",
+        "Opinion Maker: You must vote on every team before anyone else, "
+        "and your vote is shown at once.",
+    ]
