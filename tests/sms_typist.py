@@ -278,6 +278,8 @@ def answer(game: Game, player: str, rng: random.Random) -> str | None:
         if not any(isinstance(o.value, int) and not isinstance(o.value, bool) for o in f.options):
             return str(rng.randrange(len(f.options)) + 1)
     for f in menu.fields:
+        if not f.many and len(f.options) == 1:
+            continue  # not asked: the menu fixes it (a loyal player's secret action)
         if f.many:
             k = rng.randint(1, len(f.options))
             picked = rng.sample([o.value for o in f.options], k)

@@ -10,10 +10,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from adapters.sms import sheet as S
 from adapters.sms.notifier import compose, live, once
 from gameflow.core import actions as A
-from gameflow.core.engine import new_game
+from gameflow.core.engine import apply, new_game
 from gameflow.core.events import tell
+from gameflow.core.result import Accepted
+from gameflow.core.state import Game
 from gameflow.core.text import msg
 from gameflow.games.station.state import DISCUSSION, VOTE
 from tests.fake_twilio import FakeTwilio
@@ -113,3 +116,30 @@ def test_a_line_repeated_by_a_later_one_is_sent_once() -> None:
         "Ana is out.",
         "Ana is out and sits out.",
     ]
+
+
+def test_a_dash_for_a_part_the_menu_does_not_ask_is_ignored() -> None:
+    """A loyal player has no secret action, so their menu asks plan, job and
+    partner; "2 G - -" (copied from an infiltrator's example) is still read."""
+    game = new_game("station", "g3", HOST, "dash", lang="en")
+    for i in range(7):
+        game = ok(apply(game, A.Join(f"sms:{i}", None, f"P{i}"), 0.0))
+    game = ok(apply(game, A.Start(HOST), 0.0))
+    st = game.rules
+    loyal = next(p for s, p in enumerate(game.players) if not st.infiltrator[s])
+    sh = S.sheet(game, loyal)
+    assert sh is not None and [a.field.name for a in sh.entries[0].args] == [
+        "plan",
+        "job",
+        "partner",
+    ]
+    for body in ("2 G - -", "2 guard -", "2 G"):
+        taken = S.read(game, sh, loyal, body)
+        assert getattr(taken, "plan", None) == 2 and getattr(taken, "partner", 0) is None, body
+    assert not hasattr(S.read(game, sh, loyal, "2 G - S"), "plan")  # a word is not a dash
+
+
+def ok(result: object) -> Game:
+    assert isinstance(result, Accepted), result
+    state: Game = result.state
+    return state

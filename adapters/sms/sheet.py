@@ -402,6 +402,8 @@ def _read_args(
             return G.Unmatched("nothing")
         return _action(game, player, e, {e.args[0].field.name: said})
     fields = tuple(a.field for a in e.args)
+    while len(folded) > len(fields) and folded[-1] == "-":
+        folded = folded[:-1]  # "-" for a part this menu doesn't ask ("2 G - -" of a loyal player)
     readings = list(G._readings(fields, folded))
     if len(readings) == 1:
         return _action(game, player, e, readings[0])
