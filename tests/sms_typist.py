@@ -55,11 +55,10 @@ class Reader:
 
     def __init__(self, lang: str, translit: bool = False) -> None:
         self.lang = lang
-        p = lambda m, **g: _pattern(m, lang, translit, **g)  # noqa: E731
-        self.numbered = p(R.NUMBERED)
-        self.reply = p(R.REPLY)
-        self.pick = p(R.PICK)
-        self.free = p(R.FREE, kind="[^\n]+")
+        self.numbered = _pattern(R.NUMBERED, lang, translit)
+        self.reply = _pattern(R.REPLY, lang, translit)
+        self.pick = _pattern(R.PICK, lang, translit)
+        self.free = _pattern(R.FREE, lang, translit, kind="[^\n]+")
         self.name = prepare(render(R.NAME, lang), lang, translit)
         self.name_or_none = prepare(render(R.NAME_OR_NONE, lang), lang, translit)
 
@@ -79,7 +78,7 @@ class Reader:
             return Menu("free", text=text)
         m = self.pick.search(last)
         if m:
-            entries = []
+            entries: list[tuple[int, str, list[str]]] = []
             for line in lines[:-1]:
                 e = re.match(r"^(\d+) (.*)$", line)
                 if e is None:
