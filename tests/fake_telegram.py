@@ -18,9 +18,10 @@ import asyncio
 import contextlib
 import itertools
 import json
+import math
 import socket
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,7 +76,13 @@ class FakeBotApi:
     refused: list[Call] = field(default_factory=list)
     menus: dict[str, Any] = field(default_factory=dict)  # language code -> commands
     port: int = 0
+    # Telegram's flood control for groups: at most `group_limit` messages a
+    # minute per group, by `clock` (0: no limit); over it, 429 and retry_after.
+    group_limit: int = 0
+    clock: Callable[[], float] | None = None
+    flooded: int = 0  # group sends answered 429 by that limit
     _ids: dict[int, itertools.count[int]] = field(default_factory=dict)
+    _group_sends: dict[int, list[float]] = field(default_factory=dict)
 
     @property
     def base_url(self) -> str:
@@ -152,6 +159,22 @@ class FakeBotApi:
                     "parameters": {"retry_after": failure.retry_after},
                 }
                 return JSONResponse(body, 429)
+        chat = call.chat_id
+        if method == "sendMessage" and chat is not None and chat < 0 and self.group_limit:
+            assert self.clock is not None
+            now = self.clock()
+            recent = [t for t in self._group_sends.get(chat, []) if now - t < 60.0]
+            if len(recent) >= self.group_limit:
+                self.flooded += 1
+                wait = max(1, math.ceil(60.0 - (now - recent[0])))
+                body = {
+                    "ok": False,
+                    "error_code": 429,
+                    "description": f"Too Many Requests: retry after {wait}",
+                    "parameters": {"retry_after": wait},
+                }
+                return JSONResponse(body, 429)
+            self._group_sends[chat] = [*recent, now]
         self.calls.append(call)
         handler = getattr(self, f"do_{method}", None)
         if handler is None:
@@ -374,6 +397,8 @@ class Harness:
         # worker), or their update ids collide and read as redeliveries.
         self.users = Users() if users is None else users
         self.setup: dict[str, Any] | None = None  # the fixed deal of the next /new
+        self.settle: Callable[[], Awaitable[None]] | None = None
+        self.outbound_options: dict[str, Any] = {}
 
     async def __aenter__(self) -> Harness:
         from starlette.applications import Starlette as App
@@ -390,7 +415,11 @@ class Harness:
             self.api.token,
             self.service,
             base_url=self.api.base_url,
-            outbound_options={"clock": self.time.clock, "sleep": self.time.sleep},
+            outbound_options={
+                "clock": self.time.clock,
+                "sleep": self.time.sleep,
+                **self.outbound_options,
+            },
             seed_for=lambda update: f"seed-{update.update_id}",  # the same deal every run
             setup_for=lambda update: self.setup,
             tv_link=tv_link,
@@ -424,10 +453,14 @@ class Harness:
         return response.status_code
 
     async def send(self, update: dict[str, Any]) -> None:
-        """Deliver one update and wait until every message it caused is out."""
+        """Deliver one update and wait until every message it caused is out
+        (or, with `settle` set, until the queue is quiet on its own clock)."""
         status = await self.post(update)
         assert status == 200, status
-        await self.tg.outbound.join()
+        if self.settle is not None:
+            await self.settle()
+        else:
+            await self.tg.outbound.join()
 
     async def command(self, uid: int, name: str, text: str, *, chat_id: int | None = None) -> None:
         await self.send(self.users.command(uid, name, text, chat_id=chat_id))

@@ -20,10 +20,11 @@ the phase's deadline is reached and delivered as the scheduler would.
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +93,9 @@ class Table:
         self.rng = random.Random(seed)
         self.stats = Stats()
         self.game_id = ""
+        # With a clock the test runs itself: time a person waits for their
+        # screen to change after a tap (the edit may queue behind a message).
+        self.pause: Callable[[], Awaitable[None]] | None = None
 
     # -- setting up, as people do ---------------------------------------------------
 
@@ -147,7 +151,15 @@ class Table:
             if label is None:
                 return False
             data = next(d for t, d in labels if t == label)
+            before = copy.deepcopy(message)
             toast = await self.h.press(person.uid, person.name, message, data)
+            for _ in range(20 if self.pause is not None else 0):
+                newest = person.question()
+                now = self.api.messages[person.uid][mid]
+                if now != before or newest is None or newest["message_id"] != mid:
+                    break
+                assert self.pause is not None
+                await self.pause()
             self.stats.presses += 1
             if toast is not None:
                 self.stats.refused.append((person.name, label, toast))

@@ -115,6 +115,7 @@ class Outbound:
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
+        self._waiting_for_time = False  # the runner sleeps until a job may go
         self._runner: asyncio.Task[None] | None = None
 
     # -- producer side ------------------------------------------------------------
@@ -159,6 +160,15 @@ class Outbound:
     async def join(self) -> None:
         """Wait until everything queued so far is sent (or given up for good)."""
         await self._idle.wait()
+
+    @property
+    def quiet(self) -> bool:
+        """Nothing in flight and nothing that may go before the clock moves on
+        (everything sent, or the rest held back by pacing): for tests that run
+        the queue on a virtual clock they advance themselves."""
+        if self._busy:
+            return False
+        return not self._chats or self._waiting_for_time
 
     async def stop(self, *, drain: bool = True) -> None:
         if drain and self._runner is not None:
@@ -230,7 +240,11 @@ class Outbound:
                 if ready == float("inf"):
                     await self._wake.wait()
                 else:
-                    await self._nap(ready - now)
+                    self._waiting_for_time = True
+                    try:
+                        await self._nap(ready - now)
+                    finally:
+                        self._waiting_for_time = False
                 continue
             if len(self._next_chat) > PRUNE_AT:
                 self._prune(now)
