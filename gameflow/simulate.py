@@ -1,12 +1,25 @@
 """The balance simulator: many bot games through the real engine, and their rates.
 
-`muldvarp simulate station --players 5-15 --games K --seed S` plays K games per
-player count with the scripted bots of `gameflow.games.station.bots`, every
-input going through `engine.apply` exactly as a table's would, and prints the
-loyal win rate (with a 95% Wilson interval), mean parts and mean damage per
-player count. Game i of n players is seeded `"{S}/{n}/{i}"`, so the same seed
-gives the same table. Everything here is pure except `main`, which prints (and
-reads the clock once for the total time).
+`muldvarp simulate GAME` plays bot games of one game at every table size and
+prints one row per size; every input goes through `engine.apply` exactly as a
+table's would, and a phase nobody acts in ends at its deadline.
+
+- **station** (`--players 5-15 --games K --seed S`): the scripted bots of
+  `gameflow.games.station.bots` (with the table talk modelled here); the loyal
+  win rate with a 95% Wilson interval, mean parts and mean damage. Game i of n
+  players is seeded `"{S}/{n}/{i}"`.
+- **resistance** (5-10 players): the reasoning bots of
+  `gameflow.games.resistance.reason` (or `--bots simple|random`); the spies'
+  win rate with plot cards on and off (`--plot-cards both|on|off`). Game g of
+  every size is seeded `S + g` (a text seed is hashed first).
+- **traitors** (6-24 players): the reasoning bots of
+  `gameflow.games.traitors.reason`; the traitors' win rate, the final day each
+  size played (`--final-day`, default from the table size) and the mean pot.
+
+Resistance and Traitors take `--option NAME=VALUE` (any option of the game, as
+a host sets it); progress goes to stderr on long runs (`--quiet` turns it
+off). The same command prints the same table. Everything here is pure except `main` and `run`, which print (and read
+the clock once for the total time).
 """
 
 from __future__ import annotations

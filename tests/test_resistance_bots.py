@@ -16,7 +16,14 @@ from gameflow.core.result import Accepted
 from gameflow.core.state import Game
 from gameflow.games.resistance import bots as rb
 from gameflow.games.resistance.actions import Mission, Propose, Vote
-from gameflow.games.resistance.deduce import Evidence, assignments, belief, mask
+from gameflow.games.resistance.deduce import (
+    MODEL,
+    Evidence,
+    assignments,
+    belief,
+    mask,
+    public_weights,
+)
 from gameflow.games.resistance.reason import decide
 from gameflow.games.resistance.state import Resistance
 
@@ -92,7 +99,29 @@ def test_evidence_reads_the_record_of_a_view() -> None:
     game = _ok(apply(game, Propose("p0", None, ("p0", "p1")), EPOCH))
     game = _vote_all(game, {"p0"})  # rejected
     ev = Evidence.of(view(game, "p4"))
-    assert ev.events == (("v", mask([0, 1]), mask([0]), False, 1),)
+    # team, yes votes, last before a rejection loss, fails needed, critical, leader
+    assert ev.events == (("v", mask([0, 1]), mask([0]), False, 1, False, 0),)
+
+
+def test_only_critical_votes_and_the_leaders_choice_weigh() -> None:
+    """Spies vote as the resistance would (their cover) unless a mission decides
+    the game, so an ordinary vote tells only as much as voters keep their side's
+    habits (`tell`); a spy leader mostly proposes a team with exactly as many
+    spies as it takes to fail (`leader_off`)."""
+    masks = assignments(5, 2)
+    ordinary = ("v", mask([0, 1]), mask([0, 1]), False, 1, False, 0)
+    covered = MODEL._replace(tell=0.0)
+    w = dict(zip(masks, public_weights(5, 2, (ordinary,), covered), strict=True))
+    assert w[mask([0, 1])] == pytest.approx(MODEL.leader_off)  # the leader took a mate along
+    assert {v for a, v in w.items() if a != mask([0, 1])} == {1.0}
+    habits = public_weights(5, 2, (ordinary,))
+    assert len(set(habits)) > 2  # habits count a little ...
+    # critical: 3 and 4 rejected, 2 approved the team {0, 1}
+    critical = ("v", mask([0, 1]), mask([0, 1, 2]), False, 1, True, 0)
+    w = dict(zip(masks, public_weights(5, 2, (critical,)), strict=True))
+    assert w[mask([3, 4])] > 10 * w[mask([2, 3])]  # spies reject a clean team that decides
+    assert w[mask([0, 2])] > 10 * w[mask([0, 3])]  # ... and back a team with a spy
+    assert max(habits) / min(habits) < max(w.values()) / min(w.values())  # ... a decider more
 
 
 def _decisions(game: Game, player: str) -> list[object]:

@@ -33,7 +33,9 @@ from gameflow.games.resistance.state import FAIL, SIZES, SPIES, SPY
 
 # Event tuples (all ints, hashable):
 #   ("m", team, fails, need, shown_fail)     a mission's result
-#   ("v", team, approve, last, need)          a finished team vote (approve: mask of yes)
+#   ("v", team, approve, last, need, critical, leader)
+#                                             a finished team vote (approve: mask of yes;
+#                                             critical: a mission that decides the game)
 #   ("x", vetoer, team, need)                 a No Confidence veto of an approved team
 Event = tuple[Any, ...]
 
@@ -51,6 +53,11 @@ class Model(NamedTuple):
     last: float = 0.95  # anyone approves the last team before the spies win
     veto_clean: float = 0.8  # a spy with No Confidence vetoes a clean team
     veto_res: float = 0.3  # a member of the resistance vetoes (any team)
+    cover: bool = True  # votes: spies vote as the resistance would, unless critical
+    crit_spy: float = 0.95  # ... then a spy backs a team with spies, rejects a clean one
+    crit_res: float = 0.5  # ... and the resistance approves a critical team
+    tell: float = 0.8  # ... a voter votes their side's habit (the rates above) instead
+    leader_off: float = 0.8  # a spy leader's team without exactly enough spies (reason.Style.own)
 
 
 MODEL: Final = Model()
@@ -94,18 +101,21 @@ class Evidence(NamedTuple):
 
         events: list[Event] = []
         missions = list(r["missions"])
-        done = 0
+        done = won = 0
         for p in r["proposals"]:
             team = mask([seat[x] for x in p["team"]])
             votes = p["votes"]
             yes = mask([seat[x] for x, v in votes.items() if v])
             m = int(p["mission"])
-            events.append(("v", team, yes, int(p["attempt"]) >= max_rej, need(m)))
+            critical = won == 2 or done - won == 2
+            last = int(p["attempt"]) >= max_rej
+            events.append(("v", team, yes, last, need(m), critical, seat[p["leader"]]))
             if p["vetoed_by"] is not None:
                 events.append(("x", seat[p["vetoed_by"]], team, need(m)))
             elif p["approved"] and done < len(missions):
                 rec = missions[done]
                 done += 1
+                won += int(rec["fails"]) < need(m)
                 shown = mask([seat[x] for x, c in rec.get("shown", {}).items() if c == FAIL])
                 events.append(("m", team, int(rec["fails"]), need(m), shown))
         return Evidence(len(ids), seat, tuple(events))
@@ -124,9 +134,34 @@ def _factor(event: Event, a: int, model: Model, players: int) -> float:
             return 1.0 - model.hide if fails == need else model.stray
         return 1.0 - model.stray if fails == 0 else model.stray
     if kind == "v":
-        _, team, yes, last, need = event
+        _, team, yes, last, need, critical, leader = event
         dirty = (team & a).bit_count() >= need
         f = 1.0
+        if a >> leader & 1 and (team & a).bit_count() != need:
+            f = model.stray if critical else model.leader_off
+        if model.cover:
+            if last or not (critical or model.tell):
+                return f  # everyone votes as the resistance would: nothing to tell
+            for i in range(players):
+                bit = 1 << i
+                if critical:
+                    p = (
+                        (model.crit_spy if dirty else 1 - model.crit_spy)
+                        if a & bit
+                        else model.crit_res
+                    )
+                    f *= p if yes & bit else 1.0 - p
+                    continue
+                if a & bit:
+                    p = (
+                        (model.spy_on if team & bit else model.spy_with)
+                        if dirty
+                        else model.spy_clean
+                    )
+                else:
+                    p = model.res_on if team & bit else model.res_off
+                f *= 1 - model.tell + 2 * model.tell * (p if yes & bit else 1.0 - p)
+            return f
         for i in range(players):
             bit = 1 << i
             if last:

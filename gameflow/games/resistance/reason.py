@@ -62,6 +62,7 @@ class Style(NamedTuple):
     clean_reject: float = 0.0  # a spy rejects a clean team its cover would approve
     back: float = 0.0  # a spy approves a team with spies its cover would reject
     veto_at: float = 0.5  # the resistance vetoes a team at least this likely to fail
+    own: float = 0.2  # a spy leader proposes a team with enough spies (else: as its cover)
 
 
 STYLE: Final = Style()
@@ -171,8 +172,12 @@ def decide(
         cover = belief(view, player, spies, model, cover=True) if s.spy else mine
         return Vote(player, spec.phase, _approve(s, cover, rng, style))
     if kind == Propose.kind:
-        spies_needed = s.spies if s.spy else 0
-        team, _ = best_team(table, s.size, s.need, rng, with_me=s.me, spies=spies_needed)
+        if s.spy and s.failures < 2 and s.successes < 2 and rng.random() >= style.own:
+            cover = belief(view, player, spies, model, cover=True)
+            team, _ = best_team(cover, s.size, s.need, rng, with_me=s.me)
+        else:
+            spies_needed = s.spies if s.spy else 0
+            team, _ = best_team(table, s.size, s.need, rng, with_me=s.me, spies=spies_needed)
         return Propose(player, spec.phase, tuple(s.ids[x] for x in _seats(team)))
     if kind == Give.kind:
         card = str(spec.options("card")[0])
