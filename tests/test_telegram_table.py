@@ -42,6 +42,24 @@ Message = dict[str, Any]
 Strategy = Callable[["Person", Message, list[str] | None], str | None]
 
 
+# What must never reach a player: an id, a field or kind name, a placeholder.
+RAW = [
+    re.compile(r"tg:\d+"),
+    re.compile(r"\b[a-z]+_[a-z_]+\b"),  # snake_case ids: cards, kinds, fields
+    re.compile(r"[{}]"),  # an unfilled placeholder
+    re.compile(r"\b(None|True|False)\b"),
+]
+
+
+def raw_in(text: str) -> str | None:
+    text = re.sub(r"https?://\S+", "", text)  # links carry ids on purpose
+    for pattern in RAW:
+        found = pattern.search(text)
+        if found:
+            return found.group(0)
+    return None
+
+
 def live(message: Message) -> bool:
     markup = message.get("reply_markup") or {}
     return bool(markup.get("inline_keyboard") or markup.get("force_reply"))
@@ -205,6 +223,14 @@ class Table:
             mine = question(game, f"tg:{person.uid}")
             assert mine is not None, (person.name, "a live keyboard for no question")
 
+    def clean(self) -> None:
+        """No raw id in any text or button anyone was sent."""
+        for chat in self.api.messages:
+            for message in self.api.chat(chat):
+                for text in (str(message.get("text", "")), *(t for t, _ in buttons(message))):
+                    found = raw_in(text)
+                    assert found is None, (chat, found, text)
+
     # -- playing ------------------------------------------------------------------------
 
     async def deadline(self) -> None:
@@ -231,6 +257,7 @@ class Table:
             game = await self.game()
             await self.check()
             if game.over:
+                self.clean()
                 return game
             order = list(self.people.values())
             self.rng.shuffle(order)
