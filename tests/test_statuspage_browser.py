@@ -145,8 +145,12 @@ def test_every_station_screen_renders(
                 ready = sum(c is not None for c in st.choices)
                 assert f"{ready} " in text
             if name == "discussion":
-                for plan in st.plans:
-                    assert str(plan.guards) in text
+                # the guards the played plan needed are shown; the other two
+                # plans' stay hidden (reveal_guards "played", as the seed says)
+                shown = view(game, None)["station"]["plans"]
+                played = st.outcome.plan
+                assert [("guards" in p) for p in shown] == [i == played for i in range(3)]
+                assert f"{st.plans[played].guards}" in text and text.count("?") >= 2
             if name == "end":
                 infiltrators = {n for n, bad in zip(game.names, st.infiltrator, strict=True) if bad}
                 team = page.inner_text(".team-infil")
