@@ -8,9 +8,11 @@ spy's, and what a plot card showed this player privately is true. A member of
 the resistance also knows they are not a spy.
 
 The consistent assignments are then *weighed* by how likely each makes what the
-table saw (`Model`): how the spies on each mission played, how everyone voted on
-every team (a spy backs a team that carries a spy, a member of the resistance
-mostly backs teams they sit on), and who vetoed an approved team. The weights
+table saw (`Model`): how the spies on each mission played, whom each leader
+put on their team (a spy leader's team mostly carries exactly the spies it
+takes to fail), how everyone voted (spies vote as their cover would, so an
+ordinary vote tells only through habits, `tell`, while a vote on a mission that
+decides the game tells a lot), and who vetoed an approved team. The weights
 are a likelihood, not a certainty: they guide proposals and votes, while an
 assignment only drops out of the set on a hard fact.
 

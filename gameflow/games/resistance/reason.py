@@ -21,9 +21,12 @@ The spies know each other and look at themselves through the table's eyes
   among them), hide now and then while nothing hangs on the mission, and play
   success when they cannot fail it (one spy on a two-fail mission);
 - a spy leader proposes themselves (and a second spy for a two-fail mission)
-  with the players the table trusts most;
-- they approve teams that carry enough spies and reject most clean ones, but
-  approve the last team before a rejection loss, as the resistance must;
+  with the players the table trusts most, but only `Style.own` of the time
+  outside a deciding mission: otherwise the team its cover would propose, so
+  that the leader's choice (which `deduce` reads) does not give it away;
+- they vote as their cover would (a member of the resistance in their seat),
+  except on a mission that decides the game: then they back teams with enough
+  spies and reject clean ones; the last team before a rejection loss passes;
 - they veto a clean team with No Confidence once the resistance has a success,
   and keep the cards that only help the resistance see.
 """
