@@ -81,6 +81,10 @@ class FakeBotApi:
     group_limit: int = 0
     clock: Callable[[], float] | None = None
     flooded: int = 0  # group sends answered 429 by that limit
+    # Like Telegram: a bot may not write first to a user who never wrote to it
+    # in private (403). Off unless asked for; `started` holds who has.
+    strict_dm: bool = False
+    started: set[int] = field(default_factory=set)
     _ids: dict[int, itertools.count[int]] = field(default_factory=dict)
     _group_sends: dict[int, list[float]] = field(default_factory=dict)
 
@@ -160,6 +164,15 @@ class FakeBotApi:
                 }
                 return JSONResponse(body, 429)
         chat = call.chat_id
+        first = chat is not None and chat > 0 and chat not in self.started
+        if method == "sendMessage" and self.strict_dm and first:
+            self.refused.append(call)
+            body = {
+                "ok": False,
+                "error_code": 403,
+                "description": "Forbidden: bot can't initiate conversation with a user",
+            }
+            return JSONResponse(body, 403)
         if method == "sendMessage" and chat is not None and chat < 0 and self.group_limit:
             assert self.clock is not None
             now = self.clock()
@@ -442,6 +455,9 @@ class Harness:
     async def post(self, update: dict[str, Any], secret: str = SECRET) -> int:
         """POST one update as Telegram does, and like Telegram make the Bot API
         call a 200 may carry (`{"method": ..., params}`) on the bot's behalf."""
+        message = update.get("message") or {}
+        if (message.get("chat") or {}).get("type") == "private":
+            self.api.started.add(int(message["chat"]["id"]))  # they wrote to the bot
         headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
         response = await self.http.post("/telegram/webhook", json=update, headers=headers)
         if response.status_code == 200 and response.content:

@@ -13,9 +13,8 @@ in presses.py.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,8 @@ from telegram.ext import (
     filters,
 )
 
-from adapters.telegram.keyboards import is_free, offered, prompt_keyboard, prompt_text
+from adapters.telegram.hosting import HOST_PAYLOAD, Hosting, TvLink
+from adapters.telegram.keyboards import is_free, offered
 from adapters.telegram.language import LANGUAGE_OF, user_lang
 from adapters.telegram.notifier import ACTING, Acting, Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound, Priority
@@ -40,15 +40,13 @@ from bots.service import GameNotFound, GameService, Outcome
 from gameflow.core import actions as A
 from gameflow.core.question import question
 from gameflow.core.result import Rejected
-from gameflow.core.rules import known_games
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, msg
 from gameflow.i18n import render
 
 log = logging.getLogger(__name__)
 
 Context = ContextTypes.DEFAULT_TYPE
-TvLink = Callable[[Game], Awaitable[str | None]]
 
 NO_GAME = N_("You are not in a game. Start one with /new station, or join with /join CODE.")
 UNKNOWN_CODE = N_("There is no game with the code {code}.")
@@ -61,12 +59,8 @@ ANONYMOUS = N_(
     "To host or play, turn off «Remain anonymous» in your admin rights for a moment, "
     "or send me /new station in a private chat."
 )
-ALREADY_RUNNING = N_("That game has already begun. Send /status to me for your question.")
-ALREADY_OVER = N_("That game has ended. Start a new one with /new station, resistance or traitors.")
 PLEA_SENT = N_("Sent: {text}")
-# Telegram's account that posts for a group's anonymous admins
-ANONYMOUS_BOT = 1087968824
-NEW_ANSWERED = "tg:new-answered"  # the store attribute: the /new this game answered
+ANONYMOUS_BOT = 1087968824  # Telegram's account posting for a group's anonymous admins
 
 
 # The bot's command menu (the "/" button), in the order shown.
@@ -100,7 +94,7 @@ def player_name(user: User) -> str:
 
 
 @dataclass
-class Telegram(Presses):
+class Telegram(Hosting, Presses):
     """Everything the handlers need; built by `build()` in webhook.py. The
     commands are here, the button presses in presses.py."""
 
@@ -175,62 +169,11 @@ class Telegram(Presses):
 
     # -- commands -------------------------------------------------------------------
 
-    async def new(self, update: Update, context: Context) -> None:
-        user, chat = update.effective_user, update.effective_chat
-        if user is None or chat is None:
-            return
-        lang = user_lang(user, self.default_lang)
-        kind = (context.args or ["station"])[0].lower()
-        if kind not in known_games():
-            games = " | ".join(known_games())
-            self.reply(chat, render(msg(N_("Which game? /new {games}"), games=games), lang))
-            return
-        seed = self.seed_for(update) if self.seed_for is not None else None
-        setup = self.setup_for(update) if self.setup_for is not None else None
-        created = await self.service.create_game(
-            kind,
-            identity(user.id),
-            lang=lang,
-            seed=seed,
-            setup=setup,
-            key=f"tg:new:{update.update_id}",
-        )
-        game = created.game
-        # Telegram may deliver this /new again (after a restart): answered once.
-        if created.duplicate and await self.service.store.get_attr(game.id, NEW_ANSWERED):
-            return
-        if game.phase.name != "lobby" or created.code is None:
-            self.reply(chat, render(ALREADY_OVER if game.over else ALREADY_RUNNING, lang))
-            return
-        if chat.type != Chat.PRIVATE:
-            await self.notifier.set_group(game.id, chat.id)
-        await self.service.store.set_attr(game.id, NEW_ANSWERED, str(update.update_id))
-        code = created.code
-        link = f"https://t.me/{context.bot.username}?start={code}"
-        lines = [
-            render(msg(N_("New game: {game}. Join with one tap:"), game=kind), lang),
-            link,
-            render(msg(N_("or send /join {code} to me."), code=code), lang),
-        ]
-        # The TV link and the host's commands go to the host alone (privately,
-        # when the game was made in a group): only the host sets up the screen.
-        mine: list[str] = []
-        if self.tv_link is not None:
-            tv = await self.tv_link(game)
-            if tv:
-                mine.append(render(msg(N_("Main screen (TV): {link}"), link=tv), lang))
-        help_text = N_(
-            "Host: /startgame when everyone is in; /set NAME VALUE, /lang nb|sr|en, /kick NAME."
-        )
-        mine.append(render(help_text, lang))
-        if chat.type == Chat.PRIVATE:
-            self.reply(chat, "\n".join(lines + mine))
-        else:
-            self.reply(chat, "\n".join(lines))
-            self.notifier.say(user.id, "\n".join(mine), label="host")
-
     async def start(self, update: Update, context: Context) -> None:
         """`/start CODE` is what a `t.me/<bot>?start=CODE` link sends."""
+        if context.args and context.args[0].lower().startswith(HOST_PAYLOAD):
+            await self.host_start(update, context.args[0][len(HOST_PAYLOAD) :])
+            return
         if context.args:
             await self.join(update, context)
             return
@@ -290,71 +233,6 @@ class Telegram(Presses):
                 break
         assert outcome is not None
         return outcome
-
-    async def host(
-        self, update: Update, context: Context, make: Callable[[str, Game], A.Action | Msg]
-    ) -> None:
-        """A host command: the game the user hosts, one action, its refusal or an ack."""
-        found = await self.sender_game(update)
-        if found is None:
-            return
-        chat, game, me = found
-        action = make(me, game)
-        if isinstance(action, Msg):
-            self.reply(chat, render(action, game.lang))
-            return
-        outcome = await self.submit(update, game.id, action)
-        refusal = self.refusal(outcome)
-        if refusal is not None:
-            self.reply(chat, refusal)
-        elif outcome.duplicate:
-            return
-        elif isinstance(action, A.SetOption | A.SetLanguage | A.Kick):
-            self.reply(chat, render(N_("Done."), outcome.game.lang))
-
-    async def startgame(self, update: Update, context: Context) -> None:
-        await self.host(update, context, lambda me, g: A.Start(me))
-
-    async def pause(self, update: Update, context: Context) -> None:
-        await self.host(update, context, lambda me, g: A.Pause(me))
-
-    async def resume(self, update: Update, context: Context) -> None:
-        await self.host(update, context, lambda me, g: A.Resume(me))
-
-    async def advance(self, update: Update, context: Context) -> None:
-        await self.host(update, context, lambda me, g: A.Advance(me, g.phase.seq))
-
-    async def end(self, update: Update, context: Context) -> None:
-        await self.host(update, context, lambda me, g: A.End(me))
-
-    async def kick(self, update: Update, context: Context) -> None:
-        wanted = " ".join(context.args or []).casefold()
-
-        def make(me: str, game: Game) -> A.Action | Msg:
-            for player, name in zip(game.players, game.names, strict=True):
-                if name.casefold() == wanted:
-                    return A.Kick(me, None, player)
-            return msg(N_("Nobody called {name} is in the game."), name=wanted or "?")
-
-        await self.host(update, context, make)
-
-    async def set(self, update: Update, context: Context) -> None:
-        args = context.args or []
-
-        def make(me: str, game: Game) -> A.Action | Msg:
-            if len(args) != 2:
-                return msg(N_("Use /set NAME VALUE, e.g. /set vote_seconds 90."))
-            try:
-                value: Any = json.loads(args[1])
-            except ValueError:
-                value = args[1]
-            return A.SetOption(me, None, args[0], value)
-
-        await self.host(update, context, make)
-
-    async def lang(self, update: Update, context: Context) -> None:
-        code = (context.args or [""])[0].lower()
-        await self.host(update, context, lambda me, g: A.SetLanguage(me, None, code))
 
     async def status(self, update: Update, context: Context) -> None:
         """`/status`: the player's current question again, as a fresh prompt in
@@ -431,24 +309,6 @@ class Telegram(Presses):
         else:
             self.reply(update.effective_chat, render(msg(PLEA_SENT, text=words), game.lang))
         return True
-
-    async def gm(self, update: Update, context: Context) -> None:
-        """The game master's own actions now (Traitors' scoring, recruiting...),
-        as a keyboard drawn from the host's legal actions."""
-        found = await self.sender_game(update)
-        if found is None:
-            return
-        chat, game, me = found
-        if me != game.host:
-            self.reply(chat, render(N_("Only the host can do that."), game.lang))
-            return
-        specs = offered(game, me)
-        if not specs:
-            self.reply(chat, render(N_("Nothing to do for the game master right now."), game.lang))
-            return
-        text = prompt_text(game, specs, game.lang)
-        markup = prompt_keyboard(game, -1, specs, game.lang)
-        self.notifier.private(me, text, protect=True, priority=Priority.PROMPT, markup=markup)
 
     async def error(self, update: object, context: Context) -> None:
         """PTB's error handler: remember the update so the webhook can answer 500

@@ -76,11 +76,17 @@ class Presses:
     written: Recent[tuple[str, int], str]  # (game, seat) -> the draft we last stored
 
     async def submit(
-        self, update: Update, game_id: str, action: A.Action, acting: Acting | None = None
+        self,
+        update: Update,
+        game_id: str,
+        action: A.Action,
+        acting: Acting | None = None,
+        *,
+        key: str = "",
     ) -> Outcome:
         token = ACTING.set(acting)
         try:
-            return await self.service.submit(game_id, action, key=f"tg:{update.update_id}")
+            return await self.service.submit(game_id, action, key=key or f"tg:{update.update_id}")
         finally:
             ACTING.reset(token)
 

@@ -37,7 +37,8 @@ from starlette.routing import Route
 from telegram import Update
 from telegram.ext import Application, ApplicationBuilder
 
-from adapters.telegram.handlers import Telegram, TvLink, add_handlers, register_menu
+from adapters.telegram.handlers import Telegram, add_handlers, register_menu
+from adapters.telegram.hosting import TvLink
 from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.outbound import Outbound
 from adapters.telegram.resume import resume_prompts

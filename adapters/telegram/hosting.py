@@ -1,0 +1,267 @@
+"""The host's commands: a new game, its settings and the clock, and the game
+master's keyboard (a mixin of `handlers.Telegram`: its fields are there).
+
+A game made in a group says, in the group, how its host gets the TV link and
+the host commands: a deep link (`t.me/<bot>?start=host-<code>`) that opens the
+private chat, since a bot may not write first to someone who never started it
+(the private message the host is also sent then fails with 403). The host's
+clock commands are confirmed in one short message to the host, merged with the
+news of that moment when the host follows the game in a private chat; a burst
+of /set lines in one message is answered once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from telegram import Chat, Update
+from telegram.ext import ContextTypes
+
+from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
+from adapters.telegram.language import user_lang
+from adapters.telegram.notifier import TelegramNotifier, chat_of, identity
+from adapters.telegram.outbound import Priority
+from bots.service import GameNotFound, GameService, Outcome
+from gameflow.core import actions as A
+from gameflow.core.rules import known_games
+from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg
+from gameflow.i18n import render
+
+Context = ContextTypes.DEFAULT_TYPE
+TvLink = Callable[[Game], Awaitable[str | None]]
+
+ALREADY_RUNNING = N_("That game has already begun. Send /status to me for your question.")
+ALREADY_OVER = N_("That game has ended. Start a new one with /new station, resistance or traitors.")
+NEW_ANSWERED = "tg:new-answered"  # the store attribute: the /new this game answered
+HOST_PAYLOAD = "host-"  # /start host-<code>: the host's controls, privately
+HOST_LINK = N_("Host: tap {link} to get the TV link and your controls in a private chat.")
+HOST_HELP = N_("Host: /startgame when everyone is in; /set NAME VALUE, /lang nb|sr|en, /kick NAME.")
+CONFIRM: dict[type[A.Action], str] = {
+    A.Start: N_("Started: the roles are dealt."),
+    A.Pause: N_("Paused: the clock has stopped."),
+    A.Resume: N_("Resumed: the clock runs again."),
+    A.Advance: N_("Moved on to the next phase."),
+    A.End: N_("You ended the game."),
+}
+SET_USAGE = N_("Use /set NAME VALUE, e.g. /set vote_seconds 90.")
+SET_DONE = N_("Done: {settings}.")
+
+
+class Hosting:
+    service: GameService
+    notifier: TelegramNotifier
+    default_lang: str
+    tv_link: TvLink | None
+    seed_for: Callable[[Update], str | None] | None
+    setup_for: Callable[[Update], Mapping[str, Any] | None] | None
+
+    if TYPE_CHECKING:  # provided by handlers.Telegram and presses.Presses
+
+        def reply(self, chat: Chat | None, text: str, priority: Priority = ...) -> None: ...
+        async def sender_game(self, update: Update) -> tuple[Chat, Game, str] | None: ...
+        async def submit(
+            self,
+            update: Update,
+            game_id: str,
+            action: A.Action,
+            acting: Any = None,
+            *,
+            key: str = "",
+        ) -> Outcome: ...
+        def refusal(self, outcome: Outcome) -> str | None: ...
+
+    async def new(self, update: Update, context: Context) -> None:
+        user, chat = update.effective_user, update.effective_chat
+        if user is None or chat is None:
+            return
+        lang = user_lang(user, self.default_lang)
+        kind = (context.args or ["station"])[0].lower()
+        if kind not in known_games():
+            games = " | ".join(known_games())
+            self.reply(chat, render(msg(N_("Which game? /new {games}"), games=games), lang))
+            return
+        seed = self.seed_for(update) if self.seed_for is not None else None
+        setup = self.setup_for(update) if self.setup_for is not None else None
+        created = await self.service.create_game(
+            kind,
+            identity(user.id),
+            lang=lang,
+            seed=seed,
+            setup=setup,
+            key=f"tg:new:{update.update_id}",
+        )
+        game = created.game
+        # Telegram may deliver this /new again (after a restart): answered once.
+        if created.duplicate and await self.service.store.get_attr(game.id, NEW_ANSWERED):
+            return
+        if game.phase.name != "lobby" or created.code is None:
+            self.reply(chat, render(ALREADY_OVER if game.over else ALREADY_RUNNING, lang))
+            return
+        if chat.type != Chat.PRIVATE:
+            await self.notifier.set_group(game.id, chat.id)
+        await self.service.store.set_attr(game.id, NEW_ANSWERED, str(update.update_id))
+        code = created.code
+        bot = context.bot.username
+        lines = [
+            render(msg(N_("New game: {game}. Join with one tap:"), game=kind), lang),
+            f"https://t.me/{bot}?start={code}",
+            render(msg(N_("or send /join {code} to me."), code=code), lang),
+        ]
+        # The TV link and the host's commands go to the host alone (privately,
+        # when the game was made in a group): only the host sets up the screen.
+        mine = await self.host_lines(game, lang)
+        if chat.type == Chat.PRIVATE:
+            self.reply(chat, "\n".join(lines + mine))
+            return
+        link = f"https://t.me/{bot}?start={HOST_PAYLOAD}{code}"
+        lines.append(render(msg(HOST_LINK, link=link), lang))
+        self.reply(chat, "\n".join(lines))
+        self.notifier.say(user.id, "\n".join(mine), label="host")
+
+    async def host_lines(self, game: Game, lang: str) -> list[str]:
+        """The TV link (a fresh one) and the host's commands."""
+        mine: list[str] = []
+        if self.tv_link is not None:
+            tv = await self.tv_link(game)
+            if tv:
+                mine.append(render(msg(N_("Main screen (TV): {link}"), link=tv), lang))
+        mine.append(render(HOST_HELP, lang))
+        return mine
+
+    async def host_start(self, update: Update, code: str) -> None:
+        """`/start host-<code>` (the group's host link): the TV link and the
+        host's commands, in the private chat it opened, to the host only."""
+        user, chat = update.effective_user, update.effective_chat
+        if user is None or chat is None:
+            return
+        lang = user_lang(user, self.default_lang)
+        game_id = await self.service.store.game_for_code(code.upper())
+        try:
+            game = await self.service.load(game_id) if game_id else None
+        except GameNotFound:
+            game = None
+        if game is None:
+            self.reply(
+                chat, render(msg(N_("There is no game with the code {code}."), code=code), lang)
+            )
+            return
+        if game.host != identity(user.id):
+            self.reply(chat, render(N_("Only the host can do that."), game.lang))
+            return
+        self.reply(chat, "\n".join(await self.host_lines(game, game.lang)))
+
+    async def host(
+        self, update: Update, context: Context, make: Callable[[str, Game], A.Action | Msg]
+    ) -> None:
+        """A host command: the game the user hosts, one action, its refusal or
+        a short confirmation."""
+        found = await self.sender_game(update)
+        if found is None:
+            return
+        chat, game, me = found
+        action = make(me, game)
+        if isinstance(action, Msg):
+            self.reply(chat, render(action, game.lang))
+            return
+        outcome = await self.submit(update, game.id, action)
+        refusal = self.refusal(outcome)
+        if refusal is not None:
+            self.reply(chat, refusal)
+        elif outcome.duplicate:
+            return
+        elif isinstance(action, A.SetLanguage | A.Kick):
+            self.reply(chat, render(N_("Done."), outcome.game.lang))
+        elif type(action) in CONFIRM:
+            self.confirm(outcome.game, me, render(CONFIRM[type(action)], outcome.game.lang))
+
+    def confirm(self, game: Game, host: str, text: str) -> None:
+        """One short message to the host, merged with the news of this moment
+        when those go to the host's chat (a game without a group)."""
+        chat = chat_of(host)
+        if chat is not None:
+            self.notifier.news.add(chat, [text], game.lang, label="confirm")
+
+    async def startgame(self, update: Update, context: Context) -> None:
+        await self.host(update, context, lambda me, g: A.Start(me))
+
+    async def pause(self, update: Update, context: Context) -> None:
+        await self.host(update, context, lambda me, g: A.Pause(me))
+
+    async def resume(self, update: Update, context: Context) -> None:
+        await self.host(update, context, lambda me, g: A.Resume(me))
+
+    async def advance(self, update: Update, context: Context) -> None:
+        await self.host(update, context, lambda me, g: A.Advance(me, g.phase.seq))
+
+    async def end(self, update: Update, context: Context) -> None:
+        await self.host(update, context, lambda me, g: A.End(me))
+
+    async def kick(self, update: Update, context: Context) -> None:
+        wanted = " ".join(context.args or []).casefold()
+
+        def make(me: str, game: Game) -> A.Action | Msg:
+            for player, name in zip(game.players, game.names, strict=True):
+                if name.casefold() == wanted:
+                    return A.Kick(me, None, player)
+            return msg(N_("Nobody called {name} is in the game."), name=wanted or "?")
+
+        await self.host(update, context, make)
+
+    async def set(self, update: Update, context: Context) -> None:
+        """`/set NAME VALUE`, one or several lines of them in one message:
+        each line is applied on its own, and the message gets one reply."""
+        found = await self.sender_game(update)
+        message = update.effective_message
+        if found is None or message is None:
+            return
+        chat, game, me = found
+        text = message.text or ""
+        lines = [line.split() for line in text.splitlines() if line.strip().startswith("/set")]
+        done: list[str] = []
+        answers: list[str] = []
+        for i, parts in enumerate(lines):
+            if len(parts) != 3:
+                answers.append(render(SET_USAGE, game.lang))
+                continue
+            try:
+                value: Any = json.loads(parts[2])
+            except ValueError:
+                value = parts[2]
+            action = A.SetOption(me, None, parts[1], value)
+            key = f"tg:{update.update_id}" if i == 0 else f"tg:{update.update_id}:{i}"
+            outcome = await self.submit(update, game.id, action, key=key)
+            refusal = self.refusal(outcome)
+            if refusal is not None:
+                answers.append(refusal)
+            elif not outcome.duplicate:
+                done.append(f"{parts[1]} = {parts[2]}")
+                game = outcome.game
+        if done:
+            answers.insert(0, render(msg(SET_DONE, settings=", ".join(done)), game.lang))
+        if answers:
+            self.reply(chat, "\n".join(answers))
+
+    async def lang(self, update: Update, context: Context) -> None:
+        code = (context.args or [""])[0].lower()
+        await self.host(update, context, lambda me, g: A.SetLanguage(me, None, code))
+
+    async def gm(self, update: Update, context: Context) -> None:
+        """The game master's own actions now (Traitors' scoring, recruiting...),
+        as a keyboard drawn from the host's legal actions."""
+        found = await self.sender_game(update)
+        if found is None:
+            return
+        chat, game, me = found
+        if me != game.host:
+            self.reply(chat, render(N_("Only the host can do that."), game.lang))
+            return
+        specs = offered(game, me)
+        if not specs:
+            self.reply(chat, render(N_("Nothing to do for the game master right now."), game.lang))
+            return
+        text = prompt_text(game, specs, game.lang)
+        markup = prompt_keyboard(game, -1, specs, game.lang)
+        self.notifier.private(me, text, protect=True, priority=Priority.PROMPT, markup=markup)
