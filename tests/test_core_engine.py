@@ -552,3 +552,17 @@ def test_new_game_checks_option_types() -> None:
         new_game("station", "g", HOST, 1, options={"nonsense": 1})
     game = new_game("station", "g", HOST, 1, options={"mission_seconds": 300})
     assert game.option("mission_seconds") == 300.0
+
+
+def test_only_the_hosts_view_counts_inputs() -> None:
+    """The version rises with every accepted input, secret ones too (a Traitors
+    night's votes), so only the host's view carries it: in the public view (the
+    TV) or a player's, its jump over a night would tell how many traitors acted."""
+    from gameflow.core.state import with_version
+
+    game = start(5).game
+    later = with_version(game, game.version + 9)
+    for viewer in (None, game.players[0]):
+        assert "version" not in view(game, viewer)
+        assert view(game, viewer) == view(later, viewer)
+    assert view(game, HOST_VIEW)["version"] == game.version

@@ -184,7 +184,8 @@ def check_views(game: Game, looked: list[str]) -> None:
     rules: Resistance = game.rules
     pub = view(game, None)
     host = view(game, HOST_VIEW)
-    assert {k: v for k, v in host.items() if k not in ("waiting", "missed")} == pub
+    assert {k: v for k, v in host.items() if k not in ("waiting", "missed", "version")} == pub
+    assert "version" not in pub and host["version"] == game.version
     if not game.over:
         quiet = blanked(game)
         assert view(quiet, None) == pub

@@ -193,8 +193,10 @@ def check_views(game: Game, players: list[str]) -> None:
         if not over:
             assert not SECRET_KEYS & set(keys(v)), set(keys(v)) & SECRET_KEYS
             assert "infiltrator" not in json.dumps(v)
-    # the host sees the public view plus who is still to act and missed deadlines
-    assert {k: v for k, v in host.items() if k not in ("waiting", "missed")} == pub
+    # the host sees the public view plus who is still to act, missed deadlines
+    # and the version (which counts every input: never in a public view)
+    assert {k: v for k, v in host.items() if k not in ("waiting", "missed", "version")} == pub
+    assert "version" not in pub and host["version"] == game.version
     assert host["waiting"] == [] or not over
     r = game.phase.round
     for p in players:

@@ -129,7 +129,6 @@ def view(game: Game, viewer: str | None) -> dict[str, Any]:
         "game": game.kind,
         "id": game.id,
         "lang": game.lang,
-        "version": game.version,
         "phase": game.phase.name,
         "phase_seq": game.phase.seq,
         "round": game.phase.round,
@@ -144,6 +143,10 @@ def view(game: Game, viewer: str | None) -> dict[str, Any]:
     if game.over:
         head["seed"] = game.seed
     if viewer == HOST_VIEW:
+        # Only the host's view counts inputs: the version moves with every one,
+        # secret ones too (a Traitors night's votes), so in the public or a
+        # player's view its jumps would tell how many traitors acted.
+        head["version"] = game.version
         head["missed"] = dict(zip(game.players, game.missed, strict=True))
     head.update(base)
     return head
