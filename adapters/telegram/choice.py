@@ -29,7 +29,14 @@ from typing import Any
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from adapters.deadline_text import until
-from adapters.telegram.keyboards import DONE_TOKEN, encode, encode_value, is_multi, rows
+from adapters.telegram.keyboards import (
+    DONE_TOKEN,
+    encode,
+    encode_value,
+    is_multi,
+    rows,
+    unrepeated,
+)
 from adapters.telegram.labels import heading, send_label, title, value_label
 from gameflow.core import actions as A
 from gameflow.core.legal import ActionSpec, Field, Value
@@ -240,7 +247,8 @@ def title_for(
     question when it has any), and how long is left as of `now` (the phase's
     start when not given)."""
     if context:
-        lines = [title(game, spec, lang), *(render(c, lang) for c in context)]
+        said = [render(c, lang) for c in context]
+        lines = unrepeated([title(game, spec, lang), *said], said)
     elif game.kind == "station" and spec.kind == "choose":
         lines = [station_title(game, lang)]
     else:

@@ -255,18 +255,42 @@ def prompt_keyboard(
     return InlineKeyboardMarkup(lines)
 
 
-def prompt_text(game: Game, specs: Sequence[ActionSpec], lang: str) -> str:
-    """The question above a keyboard: each kind's title, then the heading of
-    the options drawn inline."""
-    lines: list[str] = []
+def prompt_text(
+    game: Game, specs: Sequence[ActionSpec], lang: str, context: Sequence[str] = ()
+) -> str:
+    """The question above a keyboard: what it is about, then the heading of
+    the options drawn inline. With the game's context lines for it, those say
+    what is asked (under the first kind's title); without, each kind's title."""
+    titles: list[str] = []
     for spec in specs:
         line = title(game, spec, lang)
-        if line not in lines:
-            lines.append(line)
+        if line not in titles:
+            titles.append(line)
+    ours = titles[:1] if context else titles
     inline = inline_spec(specs)
     if inline >= 0:
         spec = specs[inline]
         found = choice_of(spec)
         if found is not None and len(found[1].options) > 1:
-            lines.append(heading(game, spec, found[1], lang))
+            ours.append(heading(game, spec, found[1], lang))
+    lines = [ours[0], *context, *ours[1:]] if ours else list(context)
+    lines = unrepeated(lines, context)
     return "\n".join(lines) if lines else render(N_("Your turn:"), lang)
+
+
+def clause(line: str) -> str:
+    """A line's opening clause, up to its first colon or question mark."""
+    cut = min((i for i in (line.find(":"), line.find("?")) if i >= 0), default=len(line))
+    return line[: cut + 1].casefold()
+
+
+def unrepeated(lines: Sequence[str], context: Sequence[str]) -> list[str]:
+    """`lines` without our own lines whose opening a context line of the game
+    says again ("Vote: who sits out...", "End the game now?" twice)."""
+    said = [c.casefold() for c in context]
+    out: list[str] = []
+    for line in lines:
+        repeated = line not in context and any(c.startswith(clause(line)) for c in said)
+        if not repeated and line not in out:
+            out.append(line)
+    return out

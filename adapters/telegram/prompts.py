@@ -53,9 +53,7 @@ def draw(game: Game, player: str, q: Question, lang: str, now: float) -> Drawn:
             lines.append(closes)
         reply = ForceReply(input_field_placeholder=render(PLACEHOLDER, lang)[:64])
         return Drawn("\n".join(lines), reply, True)
-    text = prompt_text(game, specs, lang)
-    lines = text.splitlines()
-    lines[1:1] = context  # the game's context under the title
+    lines = prompt_text(game, specs, lang, context).splitlines()
     if free:
         lines.append(render(WRITE_ALSO, lang))
     if closes:
