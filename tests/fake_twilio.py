@@ -16,6 +16,7 @@ import json
 import secrets
 import sys
 import threading
+import time
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -137,13 +138,20 @@ class FakeTwilio:
             },
         }
         with self._lock:
-            self.messages.append({**doc, "status_callback": form.get("StatusCallback")})
+            # "received": when it reached Twilio (tests order texts against inputs)
+            self.messages.append(
+                {**doc, "status_callback": form.get("StatusCallback"), "received": time.time()}
+            )
         return 201, doc
 
-    def to(self, phone: str) -> list[str]:
-        """The bodies sent to `phone`, in order."""
+    def to(self, phone: str, before: float | None = None) -> list[str]:
+        """The bodies sent to `phone`, in order (those received before `before`)."""
         with self._lock:
-            return [m["body"] for m in self.messages if m["to"] == phone]
+            return [
+                m["body"]
+                for m in self.messages
+                if m["to"] == phone and (before is None or m["received"] < before)
+            ]
 
     def clear(self) -> None:
         with self._lock:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from adapters.sms import grammar as G
 from adapters.sms import render as R
+from adapters.sms import sheet as S
 from adapters.sms.segments import prepare
 from gameflow.core.legal import Value
 from gameflow.core.state import Game
@@ -289,3 +290,20 @@ def answer(game: Game, player: str, rng: random.Random) -> str | None:
             assert word is not None, (menu.kind, f.name, value)
             words.append(word)
     return " ".join(words)
+
+
+def asked(game: Game, player: str, texts: list[str], translit: bool = False) -> bool:
+    """Whether `player`'s newest question text (of `texts`, what they were sent)
+    holds their current sheet: the gateway reads a number against the menu it
+    last texted, so a driver that picks answers from the game's state
+    (tests/test_scale) answers only what the player has been asked. True when
+    nothing is asked."""
+    sheet = S.sheet(game, player)
+    if sheet is None:
+        return True
+    reader = Reader(game.lang, translit)
+    menu = prepare(S.menu_text(game, sheet, game.lang), game.lang, translit)
+    for i in range(len(texts) - 1, -1, -1):
+        if reader.menu(texts[i]) is not None:  # a long text split: its head is the one before
+            return "\n".join(texts[max(0, i - 1) : i + 1]).endswith(menu)
+    return False

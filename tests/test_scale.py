@@ -77,7 +77,7 @@ from gameflow.replay import parse_step
 from tests.fake_telegram import TOKEN, FakeBotApi, Users, serving
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
 from tests.scale_workers import Worker, cpu_seconds
-from tests.sms_typist import answer
+from tests.sms_typist import answer, asked
 from tests.store_helpers import redis_url_or_fail, run, unique_prefix
 
 pytestmark = pytest.mark.store
@@ -447,6 +447,15 @@ async def check(s: Setting, result: dict[str, Any]) -> dict[str, int]:
                 nexts = [at[later.key] for later in sent[j + 1 :] if later.key in at]
                 met = states[one.version : min(nexts, default=len(entries)) + 1]
                 verdicts = [accepts(g, one.reads) for g in met]
+                if all(verdicts) and one.sid is not None:
+                    # The gateway reads an answer against the menu it last texted:
+                    # one the player had not been sent (still queued, or lost with
+                    # a killed worker) is refused, whatever the state says.
+                    got = await records.inbound(one.sid)
+                    assert got is not None
+                    pid = player_id(got.phone, ID_KEY)
+                    texts = s.twilio.to(got.phone, before=got.at)
+                    verdicts = [asked(g, pid, texts) for g in met]
                 assert not all(verdicts), f"{game_id}: acknowledged, never refusable, lost: {one}"
                 counts["raced" if any(verdicts) else "stale"] += 1
             counts["games"] += 1
