@@ -24,7 +24,7 @@ from gameflow.games.resistance.deduce import (
     mask,
     public_weights,
 )
-from gameflow.games.resistance.reason import decide
+from gameflow.games.resistance.reason import STYLE, Style, decide
 from gameflow.games.resistance.state import Resistance
 
 pytestmark = pytest.mark.resistance
@@ -118,10 +118,40 @@ def test_only_critical_votes_and_the_leaders_choice_weigh() -> None:
     assert len(set(habits)) > 2  # habits count a little ...
     # critical: 3 and 4 rejected, 2 approved the team {0, 1}
     critical = ("v", mask([0, 1]), mask([0, 1, 2]), False, 1, True, 0)
-    w = dict(zip(masks, public_weights(5, 2, (critical,)), strict=True))
+    always = MODEL._replace(pivot=0)  # spies who always leave their cover on a decider
+    w = dict(zip(masks, public_weights(5, 2, (critical,), always), strict=True))
     assert w[mask([3, 4])] > 10 * w[mask([2, 3])]  # spies reject a clean team that decides
     assert w[mask([0, 2])] > 10 * w[mask([0, 3])]  # ... and back a team with a spy
     assert max(habits) / min(habits) < max(w.values()) / min(w.values())  # ... a decider more
+    # at five seats spies leave their cover only to turn the vote: it tells less
+    pivot = dict(zip(masks, public_weights(5, 2, (critical,)), strict=True))
+    assert 1 < pivot[mask([3, 4])] / pivot[mask([2, 3])] < w[mask([3, 4])] / w[mask([2, 3])]
+
+
+def test_a_spy_leaves_its_cover_on_a_decider_only_to_turn_the_vote() -> None:
+    """Two failures: the spies p0 and p3 want any team with a spy on it. The
+    resistance rejects (p2, p0), so backing it would only show who they are:
+    they vote as their cover; spies told to always back a spy (pivot 0) do."""
+    game = _scripted(("p0", "p3"))
+    game = _ok(apply(game, Propose("p0", None, ("p0", "p3")), EPOCH))
+    game = _vote_all(game, {"p0", "p1", "p2"})
+    game = _mission(game, {"p0"})
+    game = _ok(apply(game, Propose("p1", None, ("p1", "p0", "p3")), EPOCH))
+    game = _vote_all(game, {"p1", "p2", "p3"})
+    game = _mission(game, {"p0"})
+    game = _ok(apply(game, Propose("p2", None, ("p2", "p0")), EPOCH))
+    assert game.rules.failures() == 2
+
+    def vote(p: str, style: Style = STYLE) -> bool:
+        spec = next(x for x in legal(game, p) if x.kind == Vote.kind)
+        action = decide(view(game, p), p, spec, random.Random(1), style=style)
+        assert isinstance(action, Vote)
+        return action.approve
+
+    assert [vote(p) for p in ("p1", "p2", "p4")] == [False, False, False]
+    assert [vote(p) for p in ("p0", "p3")] == [False, False]
+    always = STYLE._replace(pivot=0)
+    assert [vote(p, always) for p in ("p0", "p3")] == [True, True]
 
 
 def _decisions(game: Game, player: str) -> list[object]:

@@ -12,7 +12,9 @@ table saw (`Model`): how the spies on each mission played, whom each leader
 put on their team (a spy leader's team mostly carries exactly the spies it
 takes to fail), how everyone voted (spies vote as their cover would, so an
 ordinary vote tells only through habits, `tell`, while a vote on a mission that
-decides the game tells a lot), and who vetoed an approved team. The weights
+decides the game tells a lot; less at tables of up to `Model.pivot` seats, where
+spies leave their cover only when it turns the vote), and who vetoed an
+approved team. The weights
 are a likelihood, not a certainty: they guide proposals and votes, while an
 assignment only drops out of the set on a hard fact.
 
@@ -60,6 +62,8 @@ class Model(NamedTuple):
     crit_res: float = 0.5  # ... and the resistance approves a critical team
     tell: float = 0.8  # ... a voter votes their side's habit (the rates above) instead
     leader_off: float = 0.8  # a spy leader's team without exactly enough spies (reason.Style.own)
+    pivot: int = 7  # at tables up to this size spies leave their cover only to turn a vote
+    crit_pivot: float = 0.7  # ... so a deciding vote tells less there: crit_spy is this
 
 
 MODEL: Final = Model()
@@ -147,11 +151,8 @@ def _factor(event: Event, a: int, model: Model, players: int) -> float:
             for i in range(players):
                 bit = 1 << i
                 if critical:
-                    p = (
-                        (model.crit_spy if dirty else 1 - model.crit_spy)
-                        if a & bit
-                        else model.crit_res
-                    )
+                    cs = model.crit_pivot if players <= model.pivot else model.crit_spy
+                    p = (cs if dirty else 1 - cs) if a & bit else model.crit_res
                     f *= p if yes & bit else 1.0 - p
                     continue
                 if a & bit:

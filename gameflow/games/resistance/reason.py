@@ -26,7 +26,11 @@ The spies know each other and look at themselves through the table's eyes
   that the leader's choice (which `deduce` reads) does not give it away;
 - they vote as their cover would (a member of the resistance in their seat),
   except on a mission that decides the game: then they back teams with enough
-  spies and reject clean ones; the last team before a rejection loss passes;
+  spies and reject clean ones; the last team before a rejection loss passes.
+  At tables of up to `Style.pivot` seats they leave their cover even then only
+  when their votes together turn the outcome, as far as they can foresee the
+  others' votes (each seat's cover vote from the public record): a vote that
+  changes nothing would only show the table who they are;
 - they veto a clean team with No Confidence once the resistance has a success,
   and keep the cards that only help the resistance see.
 """
@@ -66,6 +70,9 @@ class Style(NamedTuple):
     back: float = 0.0  # a spy approves a team with spies its cover would reject
     veto_at: float = 0.5  # the resistance vetoes a team at least this likely to fail
     own: float = 0.2  # a spy leader proposes a team with enough spies (else: as its cover)
+    pivot: int = 7  # at tables up to this size, on a deciding mission, a spy leaves its
+    # cover only if the vote turns on it (above: it always votes for the spies there)
+    margin: int = 0  # ... or would turn with this many of the others' votes foreseen wrong
 
 
 STYLE: Final = Style()
@@ -173,7 +180,15 @@ def decide(
     table = belief(view, player, spies, model, public=True) if s.spy else mine
     if kind == Vote.kind:
         cover = belief(view, player, spies, model, cover=True) if s.spy else mine
-        return Vote(player, spec.phase, _approve(s, cover, rng, style))
+        vote = _approve(s, cover, rng, style)
+        if (
+            s.spy
+            and len(s.ids) <= style.pivot
+            and not s.last
+            and (s.failures == 2 or s.successes == 2)
+        ):
+            vote = _pivotal(view, s, spies, model, rng, style, vote)
+        return Vote(player, spec.phase, vote)
     if kind == Propose.kind:
         if s.spy and s.failures < 2 and s.successes < 2 and rng.random() >= style.own:
             cover = belief(view, player, spies, model, cover=True)
@@ -217,6 +232,48 @@ def _approve(s: Seen, b: Belief, rng: random.Random, style: Style) -> bool:
     if (s.team & s.spies).bit_count() >= s.need:
         return honest or critical or rng.random() < style.back
     return honest and not critical and rng.random() >= style.clean_reject
+
+
+def _cover_vote(
+    view: Mapping[str, Any],
+    s: Seen,
+    seat: int,
+    spies: int,
+    model: Model,
+    rng: random.Random,
+    style: Style,
+) -> bool:
+    """How a member of the resistance in `seat` would vote, from the public record."""
+    b = belief(view, s.ids[seat], spies, model, cover=True)
+    t = s._replace(me=seat, spy=False, spies=0)
+    return _approve(t, b, rng, style)
+
+
+def _pivotal(
+    view: Mapping[str, Any],
+    s: Seen,
+    spies: int,
+    model: Model,
+    rng: random.Random,
+    style: Style,
+    wanted: bool,
+) -> bool:
+    """On a deciding mission the spies want a team with enough spies and no clean
+    one, but a vote against the cover shows the table who they are. Vote as the
+    cover would unless the spies' votes together turn the outcome, as far as the
+    table's votes can be foreseen from the public record."""
+    n = len(s.ids)
+    mates = _seats(s.spies)
+    yes_res = sum(
+        _cover_vote(view, s, x, spies, model, rng, style) for x in range(n) if not s.spies >> x & 1
+    )
+    cover = sum(_cover_vote(view, s, x, spies, model, rng, style) for x in mates)
+    want = len(mates) if wanted else 0
+    turns = any(
+        (2 * (y + cover) > n) != (2 * (y + want) > n)
+        for y in range(yes_res - style.margin, yes_res + style.margin + 1)
+    )
+    return wanted if turns else _cover_vote(view, s, s.me, spies, model, rng, style)
 
 
 def _next_is_worse(s: Seen, b: Belief, p: float) -> bool:
