@@ -15,7 +15,6 @@ from gameflow.core.engine import apply, legal, new_game, view
 from gameflow.core.events import Event, Kind
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import HOST_VIEW, LOBBY
-from gameflow.games.station import STATION
 from gameflow.games.station.actions import Choose, Vote
 
 pytestmark = pytest.mark.core
@@ -334,12 +333,26 @@ def test_host_advance_only_when_nobody_is_awaited() -> None:
     d.refused(A.Advance(HOST), "not_ready")
 
 
-def test_host_advance_names_nobody_when_who_is_awaited_is_a_secret(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    d = start(5)
-    monkeypatch.setattr(STATION, "secret_awaiting", lambda game: True)
-    rej = d.refused(A.Advance(HOST), "not_ready")
+def test_host_advance_names_nobody_when_who_is_awaited_is_a_secret() -> None:
+    """At a Traitors night who is awaited is a secret (only traitors vote): the
+    refusal of an early advance names nobody. (A real night, not a patched
+    rules object: the compiled core's classes can't be patched.)"""
+    from gameflow.replay import setup_game
+
+    script = {
+        "game": "traitors",
+        "players": ["ana", "bo", "cy", "dag", "eli", "fia"],
+        "seed": 1,
+        "options": {"pacing": "fast", "missions": "host", "final_day": 12},
+        "setup": {"roles": {"ana": "traitor", "bo": "traitor"}},
+    }
+    game, _ = setup_game(script)
+    while game.phase.name != "night":
+        result = apply(game, A.Deadline(None, game.phase.seq), game.phase.deadline or 0.0)
+        assert isinstance(result, Accepted)
+        game = result.state
+    rej = apply(game, A.Advance(game.host), game.phase.started + 1)
+    assert isinstance(rej, Rejected) and rej.code == "not_ready"
     assert rej.message.msgid == "Not everyone is ready yet." and rej.message.params == ()
 
 
