@@ -2,7 +2,8 @@
 
 The public view (TV, group chats) shows the table: the missions so far with only
 their number of fails, the vote track, the leader and the proposed team, how
-many have voted or played (never who played what), every team vote once all
+many have voted or played (never who played what), who is still awaited in
+a proposal or a team vote (a count only in the mission), every team vote once all
 votes are in, the opinion makers' votes once they have voted, and the plot
 cards in play (they are public). It never shows roles before the end, mission
 cards (except those played in the spotlight), or the target of an
@@ -95,9 +96,14 @@ def public_view(game: Game) -> dict[str, Any]:
     }
     want = expected(game)
     if want and game.running:
-        waiting = set(awaiting(game))
+        owed = awaiting(game)
+        waiting = set(owed)
         view["ready"] = sum(1 for s in want if s not in waiting)
         view["active"] = len(want)
+        if game.phase.name in (PROPOSAL, TEAM_VOTE):
+            # The leader, card holders and voters act in the open; the mission's
+            # players get only a count (who hesitates over a card is a hint).
+            view["awaiting"] = [game.players[s] for s in owed]
     if game.phase.name == TEAM_VOTE:
         makers = opinion_makers(st)
         if makers and all(st.votes[s] is not None for s in makers):

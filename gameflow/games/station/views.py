@@ -1,7 +1,8 @@
 """Station's views: pure functions of (game, viewer).
 
 The public view (TV, group chats) shows the table: plans without their hidden
-guard counts until the result, how many are ready (not who), the result without
+guard counts until the result, how many are ready (and, in the vote only, who
+is still to vote: never who is still to choose in the mission), the result without
 saboteur counts, everyone's plan/job/partner after the mission, and teams and
 secret actions only once the game is over. A player's view adds exactly their
 own secrets; the host's view adds who is still to act and nothing secret.
@@ -125,8 +126,13 @@ def public_view(game: Game) -> dict[str, Any]:
     }
     want = expected(game)
     if want:
-        view["ready"] = len(want) - len(awaiting(game))
+        waiting = awaiting(game)
+        view["ready"] = len(want) - len(waiting)
         view["active"] = len(want)
+        if game.phase.name == VOTE:
+            # Who still owes a vote is public (votes are cast in the open); never
+            # in the mission, whose choice may carry an infiltrator's secret action.
+            view["awaiting"] = [game.players[s] for s in waiting]
     o = st.outcome
     if after_mission and o is not None:
         view["result"] = {

@@ -2,7 +2,9 @@
 
 - public (TV, group chats): the table (active / murdered / banished, roles
   revealed on banishment; at the end the survivors' roles), the pot, the day's mission result and shield-room
-  access, the votes as read out, pleas, the published death list, the history;
+  access, the votes as read out, pleas, the published death list, the history,
+  how many have answered and, in the round table's votes and the end vote, who
+  is still to answer (a count only in a mission);
   Never: who is a traitor, how many traitors there are or were, who holds
   the shield or the dagger, night votes, who was tempted, whom the traitors
   are waiting for, nor the role of a player banished in the final round.
@@ -24,6 +26,7 @@ from gameflow.core.text import Msg
 from gameflow.games.traitors import chat, flow, inputs, night, questions
 from gameflow.games.traitors.state import (
     ACTIVE,
+    END_VOTE,
     MISSION,
     NIGHT_PHASES,
     NOBODY,
@@ -36,6 +39,9 @@ from gameflow.games.traitors.state import (
 )
 
 SECRET_PHASES: Final = NIGHT_PHASES
+# Phases in which the public view names who is still to answer: the votes, cast
+# in the open. A mission (where a traitor may cost silver) gets a count only.
+OPEN_VOTES: Final = (ROUNDTABLE, REVOTE, END_VOTE)
 
 
 def _id(game: Game, seat: int) -> str | None:
@@ -119,8 +125,11 @@ def public_view(game: Game) -> dict[str, Any]:
         }
     want = inputs.expected(game)
     if want and name not in SECRET_PHASES:
-        view["ready"] = len(want) - len(inputs.awaiting(game))
+        waiting = inputs.awaiting(game)
+        view["ready"] = len(want) - len(waiting)
         view["expected"] = len(want)
+        if name in OPEN_VOTES:
+            view["awaiting"] = [game.players[s] for s in waiting]
     if game.over:
         won = flow.winners(st, game.winner)
         view["winners"] = [game.players[s] for s in won]
