@@ -7,6 +7,7 @@ the package that owns the work.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -23,14 +24,20 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    if args.tv:
-        from bots.live_demo import run_live_demo
+    try:
+        if args.tv:
+            from bots.live_demo import run_live_demo
 
-        step = args.delay or 1.0
-        return run_live_demo(args.players, args.seed, args.lang, step, args.port)
-    from bots.demo import run_demo
+            step = args.delay or 1.0
+            return run_live_demo(args.players, args.seed, args.lang, step, args.port, args.hold)
+        from bots.demo import run_demo
 
-    return run_demo(players=args.players, seed=args.seed, lang=args.lang, delay=args.delay)
+        return run_demo(players=args.players, seed=args.seed, lang=args.lang, delay=args.delay)
+    except BrokenPipeError:
+        # `muldvarp demo | head`: the reader has had enough. Point stdout at
+        # /dev/null so the interpreter's last flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -77,13 +84,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--lang", choices=["nb", "sr", "en"], default="en", help="the language of every text"
     )
-    p.add_argument("--delay", type=float, default=0.0, help="seconds to wait between events")
+    p.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        help="seconds to wait between events (with --tv: between inputs, default 1)",
+    )
     p.add_argument(
         "--tv",
         action="store_true",
         help="play through the real service and store and serve the TV page live on localhost",
     )
-    p.add_argument("--port", type=int, default=8088, help="the TV page's port with --tv")
+    p.add_argument(
+        "--port", type=int, default=8088, help="the TV page's port with --tv (0: any free port)"
+    )
+    p.add_argument(
+        "--hold",
+        type=float,
+        metavar="SECONDS",
+        help="with --tv: keep the end screen up this long, then exit (default: until Ctrl-C)",
+    )
     p.set_defaults(func=_demo)
 
     p = sub.add_parser("export", help="write a stored game as a game script (JSON) on stdout")

@@ -7,26 +7,148 @@ the SQLite store (in a temporary folder), the TV page reads the store through th
 same `StoreSource` that `muldvarp serve` uses, and the page updates itself over
 Server-Sent Events. The phases use short timers and the bots never miss a
 deadline, so each phase ends as soon as everyone has acted (the discussion ends
-by the host's "advance"), and a newcomer sees a whole game in a minute or two.
+by the host's "advance"), and a newcomer sees a whole game in a few minutes.
+
+The terminal says what happens while it plays, in the game's language: the TV
+link first, then a line per phase and what the TV announces, and at the end the
+reveal (teams, secret actions, the seed). The end screen then stays up until
+Ctrl-C (or `hold` seconds), because the end is what a newcomer wants to look at.
+The port is bound before anything else, so a busy port is one line, not a
+traceback from inside the server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
+import math
 import random
+import signal
+import socket
+import sys
 import tempfile
 from collections.abc import Callable
+from typing import Any
 
-from adapters.tv.demo import NAMES, _pick
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from adapters.tv.demo import NAMES, _pick, demo_text, hold_text
+from adapters.tv.texts import TEXTS as TV_TEXTS
 from bots.app import build_runtime, create_app
+from bots.demo import reveal
+from bots.service import GameService
 from bots.settings import load_settings
 from gameflow.core import actions as A
 from gameflow.core.engine import legal
+from gameflow.core.events import Event, Kind
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
+from gameflow.core.text import Msg, msg
+from gameflow.i18n import render
 
 HOST = "demo-host"
 TIMERS = {"mission_seconds": 90.0, "discussion_seconds": 30.0, "vote_seconds": 60.0}
+PUBLIC = "[TV]     "
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)  # a pipe (or a test) sees each line as it happens
+
+
+class Narrator:
+    """The terminal's lines, rendered in the game's language."""
+
+    def __init__(self, lang: str, say: Callable[[str], None]) -> None:
+        self.lang = lang
+        self.say = say
+        self.shown: tuple[str, int] | None = None
+
+    def line(self, message: Msg) -> None:
+        self.say(render(message, self.lang))
+
+    def events(self, game: Game, events: tuple[Event, ...]) -> None:
+        """What the TV announces, then a line when the phase has changed."""
+        for e in events:
+            if e.kind is Kind.ANNOUNCE and e.text is not None:
+                self.say(PUBLIC + render(e.text, self.lang))
+        phase = (game.phase.name, game.phase.round)
+        if phase != self.shown and game.phase.round >= 1 and not game.over:
+            self.shown = phase
+            key = f"phase_{game.phase.name}"
+            name = msg(TV_TEXTS[key]) if key in TV_TEXTS else msg(game.phase.name)
+            rounds = int(game.rules.config.rounds)
+            self.line(demo_text("phase", round=game.phase.round, rounds=rounds, phase=name))
+
+
+class EndStreams:
+    """The app behind a switch that ends its open responses when the demo stops.
+
+    A TV page holds an event stream open, and uvicorn lets a stream run on at
+    shutdown until its grace time is out, then cancels it with a traceback in
+    the log. On `close()` every waiting `receive()` answers "disconnected", which
+    Starlette's streaming response takes as the viewer having left, and the
+    response's body is then ended here."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.closing = asyncio.Event()
+
+    def close(self) -> None:
+        self.closing.set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def receive_or_close() -> Message:
+            if self.closing.is_set():
+                return {"type": "http.disconnect"}
+            got = asyncio.ensure_future(receive())
+            closed = asyncio.ensure_future(self.closing.wait())
+            await asyncio.wait({got, closed}, return_when=asyncio.FIRST_COMPLETED)
+            closed.cancel()
+            if got.done():
+                return got.result()
+            got.cancel()
+            return {"type": "http.disconnect"}
+
+        started = ended = False
+
+        async def send_and_see(message: Message) -> None:
+            nonlocal started, ended
+            started = started or message["type"] == "http.response.start"
+            ended = message["type"] == "http.response.body" and not message.get("more_body")
+            await send(message)
+
+        await self.app(scope, receive_or_close, send_and_see)
+        if self.closing.is_set() and started and not ended:
+            # the stream was cut short: end its body, so the viewer sees a
+            # finished response and uvicorn an answered request
+            with contextlib.suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _end_streams_on_exit(server: Any, app: EndStreams) -> None:
+    """uvicorn takes Ctrl-C itself (it sets `should_exit`); follow it."""
+    while not server.should_exit:
+        await asyncio.sleep(0.05)
+    app.close()
+
+
+def listen(port: int) -> socket.socket:
+    """The TV page's socket on loopback, bound now so that a busy port is known
+    before anything starts (port 0: any free port)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        sock.bind(("127.0.0.1", port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 async def play_live(
@@ -36,51 +158,83 @@ async def play_live(
     *,
     step: float = 1.0,
     port: int = 8088,
-    say: Callable[[str], None] = print,
+    hold: float | None = 0.0,
+    sock: socket.socket | None = None,
+    say: Callable[[str], None] = _print,
     on_url: Callable[[str], None] | None = None,
+    on_end: Callable[[Game], None] | None = None,
 ) -> Game:
-    """Serve the TV page, play the game with `step` seconds between inputs, and
-    return the finished game."""
+    """Serve the TV page, play the game with `step` seconds between inputs, keep
+    the end screen up for `hold` seconds (None: until the process is stopped),
+    and return the finished game."""
     import uvicorn
 
+    sock = sock if sock is not None else listen(port)
+    port = int(sock.getsockname()[1])
+    narrator = Narrator(lang, say)
     with tempfile.TemporaryDirectory(prefix="muldvarp-demo-") as data:
-        settings = load_settings(None, DATA_DIR=data, MULDVARP_PORT=port, LOG_LEVEL="WARNING")
+        # REDIS_URL=None: the demo keeps to its own folder even where the shell
+        # points `serve` at a Redis.
+        settings = load_settings(
+            None, DATA_DIR=data, MULDVARP_PORT=port, LOG_LEVEL="WARNING", REDIS_URL=None
+        )
         rt = build_runtime(settings, channels=False)
-        app = create_app(rt)
-        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        app = EndStreams(create_app(rt))
+        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
         server = uvicorn.Server(config)
-        serving = asyncio.create_task(server.serve())
-        while not server.started:
-            if serving.done():
-                serving.result()  # raises why the server could not start
-            await asyncio.sleep(0.05)
+        serving = asyncio.create_task(server.serve(sockets=[sock]))
+        ending = asyncio.create_task(_end_streams_on_exit(server, app))
         try:
+            while not server.started:
+                if serving.done():
+                    serving.result()  # raises why the server could not start
+                await asyncio.sleep(0.02)
             created = await rt.service.create_game(
                 "station", HOST, lang=lang, seed=seed, options=TIMERS
             )
             game_id = created.game.id
             url = f"http://127.0.0.1:{port}/tv/{await rt.tv.issue(game_id)}"
-            say(f"TV page (open it in a browser): {url}")
+            narrator.line(demo_text("tv_url", url=url))
             if on_url is not None:
                 on_url(url)
             await asyncio.sleep(step * 3)
             for i in range(players):
-                await rt.service.submit(game_id, A.Join(f"bot{i}", None, NAMES[i]))
+                joined = await rt.service.submit(game_id, A.Join(f"bot{i}", None, NAMES[i]))
+                narrator.events(joined.game, joined.events)
                 await asyncio.sleep(step / 2)
-            await rt.service.submit(game_id, A.Start(HOST))
-            return await _drive(rt.service, game_id, random.Random(seed), step, say)
+            started = await rt.service.submit(game_id, A.Start(HOST))
+            narrator.events(started.game, started.events)
+            game = await _drive(rt.service, game_id, random.Random(seed), step, narrator)
+            for text in reveal(game, lang):
+                say(text)
+            if on_end is not None:
+                on_end(game)
+            await _hold(serving, hold, narrator)
+            return game
         finally:
             server.should_exit = True
+            app.close()
             await serving
+            ending.cancel()
             await rt.store.close()
+            sock.close()
+
+
+async def _hold(serving: asyncio.Task[None], hold: float | None, narrator: Narrator) -> None:
+    """Keep the end screen up: `hold` seconds, or (None) until the server stops
+    (Ctrl-C or SIGTERM end it, and `run_live_demo` says so)."""
+    if hold is not None and hold <= 0:
+        return
+    if hold is None:
+        narrator.line(demo_text("hold"))
+    else:
+        narrator.line(hold_text(math.ceil(hold)))
+    await asyncio.wait([serving], timeout=hold)
 
 
 async def _drive(
-    service: object, game_id: str, rng: random.Random, step: float, say: Callable[[str], None]
+    service: GameService, game_id: str, rng: random.Random, step: float, narrator: Narrator
 ) -> Game:
-    from bots.service import GameService
-
-    assert isinstance(service, GameService)
     game = await service.load(game_id)
     while not game.over:
         favourite = rng.randint(1, 3)
@@ -94,19 +248,52 @@ async def _drive(
                 await asyncio.sleep(step)
                 outcome = await service.submit(game_id, action)
                 game = outcome.game
+                narrator.events(game, outcome.events)
         if not game.over and not rules_for(game.kind).awaiting(game):
             # Nobody owes an input (the discussion): the host moves on, after a
             # moment to read the result on the TV.
             await asyncio.sleep(step * 5)
-            game = (await service.submit(game_id, A.Advance(HOST))).game
-    say(f"The game is over: {game.winner} win. Seed {game.seed}.")
-    await asyncio.sleep(step * 5)
+            outcome = await service.submit(game_id, A.Advance(HOST))
+            game = outcome.game
+            narrator.events(game, outcome.events)
     return game
 
 
-def run_live_demo(players: int, seed: str, lang: str, step: float, port: int) -> int:
+def run_live_demo(
+    players: int, seed: str, lang: str, step: float, port: int, hold: float | None = None
+) -> int:
+    """0 when the game was played (also when Ctrl-C ends the end screen), 1 when
+    the port cannot be had, 2 on bad arguments, 130 when stopped mid-game."""
+
+    def fail(message: Msg) -> None:
+        print(render(message, lang), file=sys.stderr, flush=True)
+
     if not 5 <= players <= 15:
-        print("demo: Station takes 5 to 15 players")
+        fail(demo_text("players"))
         return 2
-    asyncio.run(play_live(players, seed, lang, step=step, port=port))
+    try:
+        sock = listen(port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            fail(demo_text("port_busy", port=port))
+        else:
+            fail(demo_text("port_error", port=port, error=exc.strerror or str(exc)))
+        return 1
+    finished: list[Game] = []
+
+    async def main() -> None:
+        # SIGTERM ends the demo like Ctrl-C: the server stops, the folder goes.
+        task = asyncio.current_task()
+        assert task is not None
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        await play_live(
+            players, seed, lang, step=step, hold=hold, sock=sock, on_end=finished.append
+        )
+
+    try:
+        asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        with contextlib.suppress(BrokenPipeError):
+            print(render(demo_text("stopped"), lang), flush=True)
+        return 0 if finished else 130
     return 0

@@ -9,6 +9,10 @@ that no id ever reaches the page.
 
 `python -m adapters.tv.demo` serves a demo game on http://127.0.0.1:8090/tv/<token>
 that steps forward every few seconds (for looking at the screens by eye).
+
+`DEMO_TEXTS` are the terminal lines of `muldvarp demo --tv` (bots/live_demo.py):
+they live here, in the `tv` domain, because bots/ has no catalog of its own and
+the demo is the TV page's showcase.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from gameflow.core.engine import apply, legal, new_game
 from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, Param, msg, nmsg
 from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import MISSION
 
@@ -31,6 +36,33 @@ NAMES = (
     "Ada", "Bo", "Cato", "Dina", "Emil", "Frida", "Gard", "Hedda",
     "Ivar", "Jana", "Kai", "Liv", "Mads", "Nora", "Olav",
 )  # fmt: skip
+
+
+DEMO_TEXTS: dict[str, str] = {
+    "tv_url": N_("TV page (open it in a browser): {url}"),
+    # TRANSLATORS: a progress line of the demo; {phase} is the TV's phase name.
+    "phase": N_("Round {round} of {rounds}: {phase}"),
+    "hold": N_("The TV page shows the end screen until you press Ctrl-C."),
+    "stopped": N_("Demo stopped."),
+    "port_busy": N_(
+        "demo: port {port} is already in use (another demo or a server?); "
+        "choose another one with --port."
+    ),
+    "port_error": N_("demo: cannot listen on port {port}: {error}"),
+    "players": N_("demo: Station takes 5 to 15 players."),
+}
+
+
+def demo_text(key: str, **params: Param) -> Msg:
+    return msg(DEMO_TEXTS[key], **params)
+
+
+def hold_text(seconds: int) -> Msg:
+    return nmsg(
+        "The TV page shows the end screen for {n} more second.",
+        "The TV page shows the end screen for {n} more seconds.",
+        seconds,
+    )
 
 
 def player_id(i: int) -> str:
