@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from bots.app import Metrics, Runtime, build_runtime, create_app
-from bots.settings import Settings, SettingsError, load_settings
+from bots.settings import SMS_NEEDS, Settings, SettingsError, load_settings, renamed_warnings
 
 if TYPE_CHECKING:
     from scheduler.deadlines import DeadlineScheduler
@@ -212,7 +212,7 @@ def banner(rt: Runtime) -> list[str]:
     elif s.sms_enabled:
         sms_line = "off (adapter missing)"
     else:
-        sms_line = "off (set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM)"
+        sms_line = "off (set " + ", ".join(SMS_NEEDS) + ")"
     if not s.scheduler:
         sched = "off (MULDVARP_SCHEDULER=0: another process must lead)"
     elif s.redis_url:
@@ -280,6 +280,8 @@ def main(host: str | None = None, port: int | None = None, env_file: str | None 
     if env_file is not None and not Path(env_file).exists():
         print(f"muldvarp serve: no such settings file {env_file}", file=sys.stderr)
         return 2
+    for line in renamed_warnings(path):
+        print(f"muldvarp serve: warning: {line}", file=sys.stderr)
     try:
         settings = load_settings(path, **overrides)
     except SettingsError as exc:

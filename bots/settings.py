@@ -4,9 +4,9 @@ Read once at start and validated as a whole, so a typo stops the process with
 one clear list of what is wrong instead of a crash at the first webhook. The
 channels are optional and independent: Telegram is live when
 `TELEGRAM_BOT_TOKEN` is set (webhook with `PUBLIC_BASE_URL`, polling without),
-SMS when the Twilio account, token and a sender are set. The embedded SQLite
-store under `DATA_DIR` is the default; `REDIS_URL` switches to Redis (required
-for more than one worker process).
+SMS when the Twilio account, token, a sender and `PUBLIC_BASE_URL` are set.
+The embedded SQLite store under `DATA_DIR` is the default; `REDIS_URL`
+switches to Redis (required for more than one worker process).
 
 The channel adapters read their own settings from a mapping of environment
 names (`channel_env()`), so a value given in `.env` reaches them too.
@@ -19,12 +19,31 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _TG_TOKEN = re.compile(r"^\d+:[A-Za-z0-9_-]{5,}$")
 _TG_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram allows for secret_token
 _LOCAL = {"localhost", "127.0.0.1", "::1"}
+_SEP = " | "  # joins problems inside one pydantic error; `_explain` splits them again
+
+# Old names still read, each with the name the docs use (a warning says so).
+RENAMED = {"TWILIO_FROM_NUMBER": "TWILIO_FROM"}
+
+# What SMS needs, as the start banner names it when SMS is off.
+SMS_NEEDS = (
+    "TWILIO_ACCOUNT_SID",
+    "TWILIO_AUTH_TOKEN",
+    "TWILIO_FROM (or TWILIO_MESSAGING_SERVICE_SID)",
+    "PUBLIC_BASE_URL (https)",
+)
 
 
 class SettingsError(ValueError):
@@ -70,6 +89,8 @@ class Settings(BaseSettings):
     sms_transliterate: bool = Field(False, validation_alias="SMS_TRANSLITERATE")
     # the rest of docs/sms.md's knobs, handed to the adapter by channel_env()
     sms_rate: float = Field(1.0, validation_alias="SMS_RATE", ge=0)
+    # "bundled" is the older name of "all" (the adapter texts every announcement,
+    # merged into one text a moment); "private" leaves the news to the TV
     sms_announce: str = Field("bundled", validation_alias="SMS_ANNOUNCE")
     sms_default_region: str | None = Field(None, validation_alias="SMS_DEFAULT_REGION")
     sms_default_lang: str | None = Field(None, validation_alias="SMS_DEFAULT_LANG")
@@ -175,8 +196,8 @@ class Settings(BaseSettings):
     @field_validator("sms_announce")
     @classmethod
     def _announce(cls, value: str) -> str:
-        if value not in ("bundled", "all"):
-            raise ValueError("must be bundled or all")
+        if value not in ("bundled", "all", "private"):
+            raise ValueError("must be all or private")
         return value
 
     @field_validator("log_level")
@@ -186,49 +207,33 @@ class Settings(BaseSettings):
             raise ValueError("must be DEBUG, INFO, WARNING or ERROR")
         return value.upper()
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _all_at_once(cls, data: Any, handler: ModelWrapValidatorHandler[Settings]) -> Settings:
+        """Every problem in one round: pydantic skips the cross-field checks
+        when a single field is invalid, so an operator would fix the fields,
+        start again and only then learn that SMS lacks a sender. On a field
+        error the channel checks run on the raw values as well."""
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            if not isinstance(data, dict):
+                raise
+            problems = _explain(exc)
+            named = {p.split(":", 1)[0] for p in problems}
+            extra = [
+                p for p in _channel_problems(_raw_values(data)) if p.split(":", 1)[0] not in named
+            ]
+            if not extra:
+                raise
+            raise ValueError(_SEP.join(problems + extra)) from None
+
     @model_validator(mode="after")
     def _channels(self) -> Settings:
-        problems = self._channel_problems()
+        problems = _channel_problems({name: getattr(self, name) for name in _CHANNEL_FIELDS})
         if problems:
-            raise ValueError(" | ".join(problems))
+            raise ValueError(_SEP.join(problems))
         return self
-
-    def _channel_problems(self) -> list[str]:
-        out: list[str] = []
-        token = self.telegram_bot_token
-        if token is not None and not _TG_TOKEN.match(token):
-            out.append("TELEGRAM_BOT_TOKEN: does not look like a bot token (123456:ABC-...)")
-        if token is not None and self.public_base_url is not None:
-            secret = self.telegram_webhook_secret
-            if secret is None:
-                out.append(
-                    "TELEGRAM_WEBHOOK_SECRET: required for the webhook (PUBLIC_BASE_URL is set);"
-                    " make one with `openssl rand -hex 32`"
-                )
-            elif not _TG_SECRET.match(secret):
-                out.append("TELEGRAM_WEBHOOK_SECRET: 1-256 characters of A-Z a-z 0-9 _ -")
-        twilio = (self.twilio_account_sid, self.twilio_auth_token, self.twilio_from)
-        if any(v is not None for v in (*twilio, self.twilio_messaging_service_sid)):
-            sid = self.twilio_account_sid
-            if sid is None:
-                out.append("TWILIO_ACCOUNT_SID: required for SMS")
-            elif not re.match(r"^AC[0-9a-fA-F]{32}$", sid):
-                out.append("TWILIO_ACCOUNT_SID: should be AC followed by 32 hex digits")
-            if self.twilio_auth_token is None:
-                out.append("TWILIO_AUTH_TOKEN: required for SMS (it also signs the webhooks)")
-            mss = self.twilio_messaging_service_sid
-            if self.twilio_from is None and mss is None:
-                out.append("TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID: SMS needs a sender")
-            if mss is not None and not re.match(r"^MG[0-9a-fA-F]{32}$", mss):
-                out.append("TWILIO_MESSAGING_SERVICE_SID: should be MG followed by 32 hex digits")
-            frm = self.twilio_from
-            if frm is not None and not re.match(r"^\+[1-9]\d{6,14}$", frm):
-                out.append("TWILIO_FROM: should be an E.164 number such as +4759440000")
-            if self.public_base_url is None:
-                out.append(
-                    "PUBLIC_BASE_URL: required for SMS (Twilio posts to it and signs its URL)"
-                )
-        return out
 
     # -- derived ------------------------------------------------------------------
 
@@ -279,7 +284,7 @@ class Settings(BaseSettings):
             "TELEGRAM_API_BASE_URL": self.telegram_api_base_url,
             "TWILIO_ACCOUNT_SID": self.twilio_account_sid,
             "TWILIO_AUTH_TOKEN": self.twilio_auth_token,
-            "TWILIO_FROM_NUMBER": self.twilio_from,
+            "TWILIO_FROM": self.twilio_from,
             "TWILIO_MESSAGING_SERVICE_SID": self.twilio_messaging_service_sid,
             "TWILIO_API_BASE_URL": self.twilio_api_base_url,
             "SMS_TRANSLITERATE": "1" if self.sms_transliterate else "",
@@ -290,6 +295,66 @@ class Settings(BaseSettings):
             "SMS_ID_KEY": self.sms_id_key,
         }
         return {k: v for k, v in pairs.items() if v}
+
+
+_CHANNEL_FIELDS = (
+    "public_base_url",
+    "telegram_bot_token",
+    "telegram_webhook_secret",
+    "twilio_account_sid",
+    "twilio_auth_token",
+    "twilio_from",
+    "twilio_messaging_service_sid",
+)
+
+
+def _raw_values(data: dict[str, Any]) -> dict[str, Any]:
+    """The channel fields as given (by environment name or field name), blank
+    as unset: what `_channel_problems` needs when validation stopped early."""
+    out: dict[str, Any] = {}
+    for name in _CHANNEL_FIELDS:
+        alias = Settings.model_fields[name].validation_alias
+        names = [name, *(alias.choices if isinstance(alias, AliasChoices) else [alias])]
+        value = next((data[n] for n in names if isinstance(n, str) and n in data), None)
+        if isinstance(value, str):
+            value = value.strip() or None
+        out[name] = value
+    return out
+
+
+def _channel_problems(v: dict[str, Any]) -> list[str]:
+    """What the channels need together, from the values of `_CHANNEL_FIELDS`."""
+    out: list[str] = []
+    token = v["telegram_bot_token"]
+    if token is not None and not _TG_TOKEN.match(str(token)):
+        out.append("TELEGRAM_BOT_TOKEN: does not look like a bot token (123456:ABC-...)")
+    if token is not None and v["public_base_url"] is not None:
+        secret = v["telegram_webhook_secret"]
+        if secret is None:
+            out.append(
+                "TELEGRAM_WEBHOOK_SECRET: required for the webhook (PUBLIC_BASE_URL is set);"
+                " make one with `openssl rand -hex 32`"
+            )
+        elif not _TG_SECRET.match(str(secret)):
+            out.append("TELEGRAM_WEBHOOK_SECRET: 1-256 characters of A-Z a-z 0-9 _ -")
+    sid, auth, frm = v["twilio_account_sid"], v["twilio_auth_token"], v["twilio_from"]
+    mss = v["twilio_messaging_service_sid"]
+    if any(x is not None for x in (sid, auth, frm, mss)):
+        if sid is None:
+            out.append("TWILIO_ACCOUNT_SID: required for SMS")
+        elif not re.match(r"^AC[0-9a-fA-F]{32}$", str(sid)):
+            out.append("TWILIO_ACCOUNT_SID: should be AC followed by 32 hex digits")
+        if auth is None:
+            out.append("TWILIO_AUTH_TOKEN: required for SMS (it also signs the webhooks)")
+        if frm is None and mss is None:
+            out.append("TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID: SMS needs a sender")
+        if mss is not None and not re.match(r"^MG[0-9a-fA-F]{32}$", str(mss)):
+            out.append("TWILIO_MESSAGING_SERVICE_SID: should be MG followed by 32 hex digits")
+        if frm is not None and not re.match(r"^\+[1-9]\d{6,14}$", str(frm)):
+            out.append("TWILIO_FROM: should be an E.164 number such as +4759440000")
+        if v["public_base_url"] is None:
+            out.append("PUBLIC_BASE_URL: required for SMS (Twilio posts to it and signs its URL)")
+    return out
 
 
 def load_settings(env_file: str | Path | None = ".env", **overrides: Any) -> Settings:
@@ -308,11 +373,40 @@ def _explain(exc: ValidationError) -> list[str]:
         loc = err.get("loc") or ()
         message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         if not loc:  # a whole-model check: its message names the variables already
-            out.extend(part.strip() for part in message.split(" | "))
+            out.extend(part.strip() for part in message.split(_SEP))
             continue
         alias = names.get(str(loc[0]), loc[0])
         if isinstance(alias, AliasChoices):
             alias = alias.choices[0]
         name = alias if isinstance(alias, str) else str(loc[0]).upper()
         out.append(f"{name}: {message}")
+    return out
+
+
+def setting_names() -> frozenset[str]:
+    """Every environment name `serve` reads (old names in `RENAMED` included):
+    what the deploy files and the docs may set."""
+    out: set[str] = set()
+    for field in Settings.model_fields.values():  # every field has an environment name
+        alias = field.validation_alias
+        names = alias.choices if isinstance(alias, AliasChoices) else [alias]
+        out.update(n for n in names if isinstance(n, str))
+    return frozenset(out)
+
+
+def renamed_warnings(env_file: str | Path | None = ".env") -> list[str]:
+    """One line for each old name set in the environment or `env_file`: it is
+    still read, but the docs and deploy/.env.example use the new one."""
+    import os
+
+    from dotenv import dotenv_values
+
+    given = {k.upper() for k, v in os.environ.items() if v.strip()}
+    if env_file is not None and Path(env_file).is_file():
+        given |= {k.upper() for k, v in dotenv_values(env_file).items() if (v or "").strip()}
+    out = []
+    for old, new in RENAMED.items():
+        if old in given:
+            fate = "ignored, as " + new + " is set" if new in given else "read as " + new
+            out.append(f"{old} is {fate}; rename it to {new}")
     return out

@@ -1,8 +1,9 @@
 """The SMS adapter's settings, from the environment.
 
 `TWILIO_ACCOUNT_SID`, `TWILIO_AUTH_TOKEN`: the account (the token also signs
-Twilio's webhooks). `TWILIO_FROM_NUMBER` or `TWILIO_MESSAGING_SERVICE_SID`: the
-sender (a Messaging Service wins when both are set). `TWILIO_API_BASE_URL`: the
+Twilio's webhooks). `TWILIO_FROM` or `TWILIO_MESSAGING_SERVICE_SID`: the
+sender (a Messaging Service wins when both are set); `TWILIO_FROM_NUMBER` is the
+older name of `TWILIO_FROM`, still read. `TWILIO_API_BASE_URL`: the
 REST API's origin (default Twilio's own; tests point it at a local fake).
 `PUBLIC_BASE_URL`: the URL the world reaches this app at, e.g.
 `https://muldvarp.example.org` — webhook signatures are computed over it, so
@@ -56,7 +57,7 @@ class SmsSettings:
             account_sid=e.get("TWILIO_ACCOUNT_SID", ""),
             auth_token=token,
             public_base_url=e.get("PUBLIC_BASE_URL", "").rstrip("/"),
-            from_number=e.get("TWILIO_FROM_NUMBER") or None,
+            from_number=e.get("TWILIO_FROM") or e.get("TWILIO_FROM_NUMBER") or None,
             messaging_service_sid=e.get("TWILIO_MESSAGING_SERVICE_SID") or None,
             api_base_url=(e.get("TWILIO_API_BASE_URL") or TWILIO_API).rstrip("/"),
             rate=float(e.get("SMS_RATE", "1") or 1),
