@@ -5,7 +5,9 @@ compare-and-extend (only while the key still holds *its* token) and releases it
 with a compare-and-delete, so a process that stalled past its TTL can never
 extend or delete the lease a successor now holds. With the defaults (TTL 5 s,
 renewal every ~1.7 s, standbys retrying every second) a standby takes over at
-most TTL + retry = 6 s after the leader dies, inside the 10 s budget.
+most TTL + retry = 6 s after the leader dies, inside the 10 s budget. The
+leader renews from a thread (`scheduler.keeper`), so a busy event loop can't
+make it late.
 
 The holder also keeps a local *validity* deadline: the moment its last successful
 renewal started plus the TTL, minus a safety margin for clock drift. The
@@ -22,14 +24,14 @@ import time
 import uuid
 from typing import Any
 
-_RENEW = """
+RENEW_SCRIPT = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('pexpire', KEYS[1], ARGV[2])
 end
 return 0
 """
 
-_RELEASE = """
+RELEASE_SCRIPT = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('del', KEYS[1])
 end
@@ -58,8 +60,8 @@ class Lease:
         self.ttl_ms = ttl_ms
         self.token = token or new_token()
         self._valid_until = 0.0  # time.monotonic()
-        self._renew = redis.register_script(_RENEW)
-        self._release = redis.register_script(_RELEASE)
+        self._renew = redis.register_script(RENEW_SCRIPT)
+        self._release = redis.register_script(RELEASE_SCRIPT)
 
     @property
     def renew_every(self) -> float:
@@ -70,15 +72,20 @@ class Lease:
         """Whether this process may still act as leader (by its own clock)."""
         return time.monotonic() < self._valid_until
 
-    def _trust(self, started: float) -> None:
+    def trust(self, started: float) -> None:
+        """Held as of a take or renewal that started at `started` (monotonic)."""
         self._valid_until = started + DRIFT * self.ttl_ms / 1000.0
+
+    def invalidate(self) -> None:
+        """Stop acting as leader at once (lost, given up, or in doubt)."""
+        self._valid_until = 0.0
 
     async def acquire(self) -> bool:
         """Take the lease if nobody holds it; True if we hold it now."""
         started = time.monotonic()
         ok = await self.redis.set(self.key, self.token, nx=True, px=self.ttl_ms)
         if ok:
-            self._trust(started)
+            self.trust(started)
             return True
         return False
 
@@ -87,14 +94,14 @@ class Lease:
         started = time.monotonic()
         ok = await self._renew(keys=[self.key], args=[self.token, self.ttl_ms])
         if ok:
-            self._trust(started)
+            self.trust(started)
             return True
-        self._valid_until = 0.0
+        self.invalidate()
         return False
 
     async def release(self) -> bool:
         """Give the lease up if we still hold it (a standby takes over at once)."""
-        self._valid_until = 0.0
+        self.invalidate()
         return bool(await self._release(keys=[self.key], args=[self.token]))
 
     async def holder(self) -> str | None:

@@ -1,17 +1,19 @@
 """The scheduler process: wait for the leader lease, then arm and fire deadlines.
 
     python -m scheduler.runner [--redis URL] [--prefix P] [--ports MODULE:FACTORY]
-                               [--ttl-ms 5000] [--resync 5]
+                               [--ttl-ms 5000] [--resync 5] [--stall 30]
 
 Every process runs the same loop (`candidate`). A standby tries to take the lease
-every second; the leader renews it every TTL/3 in a task of its own (so a long
-re-arm never delays a renewal), re-arms every active game from the store (nothing
-survives in a job store), re-syncs all games every `--resync` seconds (catching
-any change it was not woken for) and re-arms single games when the service
-publishes their id on the wake channel. Losing the lease stops the timing engine
-at once and the process stands by again, for as long as it runs; SIGTERM releases
-the lease so a standby takes over without waiting for the TTL. Progress lines go to stdout (`leader`, `standby`, ...) for
-operators and tests.
+every second; the leader renews it every TTL/3 from a thread of its own
+(`scheduler.keeper`: neither a long re-arm nor an event loop saturated by
+webhooks delays a renewal, while a loop stopped for `--stall` seconds gives the
+lease up), re-arms every active game from the store (nothing survives in a job
+store), re-syncs all games every `--resync` seconds (catching any change it was
+not woken for) and re-arms single games when the service publishes their id on
+the wake channel. Losing the lease stops the timing engine at once and the
+process stands by again, for as long as it runs; SIGTERM releases the lease so a
+standby takes over without waiting for the TTL. Progress lines go to stdout
+(`leader`, `standby`, `armed`, `lost`, `stats`) for operators and tests.
 
 `--ports` names a factory `f(redis, prefix) -> (GameSource, DeadlineSink)`; the
 default is the project's Redis store and game service
@@ -38,6 +40,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from scheduler.deadlines import DeadlineScheduler
+from scheduler.keeper import STALL, Keeper
 from scheduler.lease import DEFAULT_TTL_MS, Lease
 from scheduler.plan import DEFAULT, Policy
 from scheduler.ports import DeadlineSink, GameSource
@@ -67,7 +70,11 @@ async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
 
 
 async def _wake_loop(pubsub: Any, sched: DeadlineScheduler) -> None:
-    """Re-arm single games as the service announces their changes."""
+    """Re-arm single games as the service announces their changes. Returns (or
+    raises) only when the subscription fails past redis-py's own retries: the
+    leader then steps down, and the next term subscribes afresh and re-arms
+    every game (a listener that died silently left a leader with nothing
+    armed but what its resyncs found)."""
     try:
         async for message in pubsub.listen():
             if message.get("type") != "message":
@@ -83,24 +90,20 @@ async def _wake_loop(pubsub: Any, sched: DeadlineScheduler) -> None:
             await pubsub.aclose()
 
 
-async def _keep_lease(lease: Lease, stop: asyncio.Event) -> None:
-    """Renew the lease every TTL/3 until it is lost (return) or `stop` is set.
+async def _beat(keeper: Keeper, every: float) -> None:
+    """Tell the lease keeper, every `every` seconds, that this loop still runs."""
+    while True:
+        keeper.beat()
+        await asyncio.sleep(every)
 
-    A task of its own, so nothing the leader does (re-arming hundreds of games at
-    takeover or on a resync, a slow store) can delay a renewal past the TTL. A
-    renewal that errs or hangs counts as lost only once the lease is no longer
-    surely held by the local clock (`valid()`); until then it is retried."""
-    while not stop.is_set():
-        await _sleep_or_stop(stop, lease.renew_every)
-        if stop.is_set():
-            return
-        try:
-            held = await asyncio.wait_for(lease.renew(), lease.renew_every)
-        except Exception as exc:  # Redis down or slow: keep going only while it surely holds
-            log.warning("renewing the lease failed: %r", exc)
-            held = lease.valid()
-        if not held:
-            return
+
+async def _either(*events: asyncio.Event) -> None:
+    waits = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waits:
+            w.cancel()
 
 
 async def _resync_loop(sched: DeadlineScheduler, stop: asyncio.Event, every: float) -> None:
@@ -125,39 +128,61 @@ async def lead(
     *,
     resync: float,
     policy: Policy = DEFAULT,
+    stall: float = STALL,
 ) -> None:
     """Act as leader until the lease is lost or `stop` is set.
 
-    The lease is renewed by its own task from the first moment (the takeover's
-    re-arm can take longer than the TTL); the leadership term ends when that task
-    ends. Stepping down stops the timing engine first and never waits unboundedly
-    for the helper tasks: a wake listener stuck in Redis must not keep this
-    process from standing by and leading again."""
+    From the first moment the lease is renewed by a thread of its own
+    (`scheduler.keeper.Keeper`): neither the takeover's re-arm nor a loop
+    saturated by webhooks can delay a renewal past the TTL. The term ends when
+    the keeper reports the lease lost (another holder, Redis gone past the
+    lease's validity, or this loop stalled for `stall` s). Stepping down stops
+    the timing engine first and never waits unboundedly for the helper tasks: a
+    wake listener stuck in Redis must not keep this process from standing by
+    and leading again."""
     started = time.monotonic()
+    loop = asyncio.get_running_loop()
+    lost = asyncio.Event()
+
+    def on_lost(why: str) -> None:  # called from the keeper's thread
+        with contextlib.suppress(RuntimeError):  # the loop is already closed
+            loop.call_soon_threadsafe(lost.set)
+
+    keeper = Keeper(lease, on_lost, stall=stall)
+    keeper.start()
     sched = DeadlineScheduler(source, sink, policy=policy, may_fire=lease.valid)
     pubsub = redis.pubsub()
-    keeper = asyncio.create_task(_keep_lease(lease, stop))
-    tasks: list[asyncio.Task[Any]] = [keeper]
+    term = asyncio.create_task(_either(lost, stop))
+    tasks: list[asyncio.Task[Any]] = [
+        term,
+        asyncio.create_task(_beat(keeper, lease.renew_every / 2)),
+    ]
     waker_started = False
     try:
         # Subscribe before re-arming: a change made meanwhile waits in the subscription.
         await pubsub.subscribe(wake_channel(prefix))
         arming = asyncio.create_task(sched.start())
         tasks.append(arming)
-        await asyncio.wait({arming, keeper}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({arming, term}, return_when=asyncio.FIRST_COMPLETED)
         if arming.done():
             armed = arming.result()  # a failed re-arm raises: the caller steps down
             ms = round((time.monotonic() - started) * 1000)
             say("armed", games=armed, jobs=sched.job_count(), ms=ms)
-            tasks.append(asyncio.create_task(_wake_loop(pubsub, sched)))
+            waker = asyncio.create_task(_wake_loop(pubsub, sched))
+            tasks.append(waker)
             waker_started = True
             tasks.append(asyncio.create_task(_resync_loop(sched, stop, resync)))
-            await keeper  # the term lasts as long as the lease
+            # the term lasts as long as the lease, and the wake-ups
+            await asyncio.wait({term, waker}, return_when=asyncio.FIRST_COMPLETED)
+            if waker.done() and not term.done():
+                why = waker.exception() if not waker.cancelled() else None
+                raise RuntimeError(f"the wake channel failed: {why!r}")
         if not stop.is_set():
             say("lost", token=lease.token)
     finally:
         sched.stop()
-        say("stats", **sched.stats)
+        await asyncio.to_thread(keeper.stop)
+        say("stats", **sched.stats, **keeper.stats)
         for task in tasks:
             task.cancel()
         _, stuck = await asyncio.wait(tasks, timeout=max(lease.renew_every, 0.5))
@@ -179,16 +204,20 @@ async def candidate(
     resync: float,
     policy: Policy = DEFAULT,
     on_state: Callable[[str], None] = lambda state: None,
+    stall: float = STALL,
 ) -> None:
     """Stand by until the lease is free, lead, step down when it is lost, and
     again, until `stop`. Nothing but `stop` ends this loop: every error is logged
-    and the candidate goes back to trying for the lease. `on_state` hears
-    "standby" and "leader" (the serve process's status page and metrics)."""
+    and the candidate goes back to trying for the lease (a lapsed lease is taken
+    up again by whichever candidate comes first, this one included, and the new
+    term re-arms every game). `on_state` hears "standby" and "leader" (the serve
+    process's status page and metrics)."""
     on_state("standby")
     say("standby", token=lease.token, pid=os.getpid())
     while not stop.is_set():
         try:
-            got = await lease.acquire()
+            # bounded: a Redis that never answers must not end the candidacy
+            got = await asyncio.wait_for(lease.acquire(), lease.ttl_ms / 1000.0)
         except Exception as exc:
             log.warning("taking the lease failed (Redis unavailable?): %r", exc)
             got = False
@@ -198,7 +227,9 @@ async def candidate(
         on_state("leader")
         say("leader", token=lease.token, pid=os.getpid())
         try:
-            await lead(redis, prefix, lease, source, sink, stop, resync=resync, policy=policy)
+            await lead(
+                redis, prefix, lease, source, sink, stop, resync=resync, policy=policy, stall=stall
+            )
         except Exception:
             # e.g. the store failed during the re-arm: step down, let anyone retry
             log.exception("leading failed; stepping down")
@@ -219,6 +250,7 @@ async def serve(
     resync: float = 5.0,
     stop: asyncio.Event | None = None,
     lease_key: str | None = None,
+    stall: float = STALL,
 ) -> None:
     """The whole process: a candidate until `stop`, then release the lease."""
     stop = stop or asyncio.Event()
@@ -226,7 +258,7 @@ async def serve(
     source, sink = factory(redis, prefix)
     lease = Lease(redis, lease_key or f"{prefix}scheduler:leader", ttl_ms=ttl_ms)
     try:
-        await candidate(redis, prefix, lease, source, sink, stop, resync=resync)
+        await candidate(redis, prefix, lease, source, sink, stop, resync=resync, stall=stall)
     finally:
         with contextlib.suppress(RedisError):
             await lease.release()
@@ -246,6 +278,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ttl-ms", type=int, default=DEFAULT_TTL_MS)
     parser.add_argument("--resync", type=float, default=5.0)
     parser.add_argument("--lease-key", default=None, help="default: PREFIX + scheduler:leader")
+    parser.add_argument(
+        "--stall",
+        type=float,
+        default=STALL,
+        help="seconds the event loop may stop before the leader gives the lease up",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO,
@@ -268,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
             resync=args.resync,
             stop=stop,
             lease_key=args.lease_key,
+            stall=args.stall,
         )
 
     asyncio.run(run())

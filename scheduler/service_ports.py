@@ -17,6 +17,7 @@ follows it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol
 
@@ -25,6 +26,8 @@ from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
 from scheduler.deadlines import DeadlineScheduler
 from scheduler.redis_ports import wake_channel
+
+LOAD_AT_ONCE = 10  # concurrent loads in a re-arm: a few of the store's connections
 
 
 class _Store(Protocol):
@@ -46,10 +49,14 @@ class StoreSource:
         self.store = store
 
     async def active_games(self) -> AsyncIterator[Game]:
-        for game_id in await self.store.active_games():
-            game = await self.store.load(game_id)
-            if game is not None and not game.over:
-                yield game
+        """Loaded `LOAD_AT_ONCE` at a time: one by one, a takeover's re-arm on a
+        saturated worker took ~19 s for 178 games (two loop rounds per load)."""
+        ids = await self.store.active_games()
+        for start in range(0, len(ids), LOAD_AT_ONCE):
+            chunk = ids[start : start + LOAD_AT_ONCE]
+            for game in await asyncio.gather(*(self.store.load(i) for i in chunk)):
+                if game is not None and not game.over:
+                    yield game
 
     async def load(self, game_id: str) -> Game | None:
         return await self.store.load(game_id)
