@@ -215,7 +215,7 @@ class Typist:
         m = re.match(r"^(.*) (\d+)-(\d+)$", arg)
         if m:
             return str(self.rng.randint(int(m[2]), int(m[3])))
-        m = re.match(r"^(.*?) ([^ ]+(?:/[^ ]+)+)$", arg)
+        m = re.match(r"^(?:(.*?) )?([^ ]+(?:/[^ ]+)+)$", arg)  # "OUTSIDE/RADIO/GUARD"
         if m:
             return self._some(m[2].split("/"), 1)[0]
         m = re.match(r"^(.*) (\d+)$", arg)

@@ -8,13 +8,19 @@ too (players without a TV follow the game by text), merged with the player's
 own lines and question into one text per commit. The figure printed per
 language is the average over all players and rounds of all games.
 
-The target is five segments per player-round in nb. A round is three texts:
-the mission (the last vote's tally and who is out, the round, the card, the
-three plans and the menu: 3 segments), the round's result (1) and the vote
-(1). A player's own answer is not echoed in a live game, and a line that a
-later line repeats is sent once (adapters/sms/notifier.py). `CEILING` holds
-what is measured and must only go down. Every text stays within three
-segments (one message on every phone), and nb and en stay in GSM-7.
+The target is at most five segments per player-round in nb (issue #16), and
+it is held: `BUDGET` is asserted for nb. A round is three texts: the mission
+(the last vote's counts and who sits out, the round, the card, the three plans
+and the menu: 2 or 3 segments), the round's result (1) and the vote (1); the
+game's first text (the start and the role card) and its last (the end reveal)
+come on top. What keeps it there (adapters/sms/short.py, sheet.py): the tally
+is texted as counts (VOTES gives the names), a few of the round's texts have
+shorter SMS forms, a menu's word options go without their field name, and its
+example names the shortest GSM-7 name of a player in play. A player's own
+answer is not echoed in a live game, and a line that a later line repeats is
+sent once (adapters/sms/notifier.py). English is longer: `CEILING` holds what
+is measured and must only go down. Every text stays within three segments (one
+message on every phone), and nb and en stay in GSM-7.
 """
 
 from __future__ import annotations
@@ -39,8 +45,8 @@ from tests.test_sms_segments import NAMES
 pytestmark = pytest.mark.sms
 
 GAMES = 12
-BUDGET = 5.0  # the target
-CEILING = 5.6  # what is measured today (see above): lower it as texts shrink
+BUDGET = 5.0  # the target, held in nb (4.94 measured)
+CEILING = 5.15  # en, measured 5.10 (see above): lower it as texts shrink
 
 
 class Capture:
@@ -119,7 +125,7 @@ def average(lang: str, transliterate: bool = False) -> tuple[float, list[OutMess
 def test_an_sms_player_gets_at_most_five_segments_a_round(lang: str) -> None:
     figure, texts = average(lang)
     print(f"\nStation, 7 players, {lang}: {figure:.2f} segments per SMS player per round")
-    assert figure <= CEILING
+    assert figure <= (BUDGET if lang == "nb" else CEILING)
     assert all(segments(m.body) <= 3 for m in texts)
     assert all(is_gsm7(m.body) for m in texts)
 

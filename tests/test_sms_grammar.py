@@ -169,10 +169,10 @@ def test_prompts_in_every_language() -> None:
     ana, dag = S.sheet(nb, "ana"), S.sheet(sr, "dag")
     assert ana is not None and dag is not None
     assert S.menu_text(nb, ana, "nb") == (
-        "Svar: plan 1-3, jobb UTE/RADIO/VAKT, partner (navn/-), [SABOTASJE]. F.eks. 2 R CY"
+        "Svar: plan 1-3, UTE/RADIO/VAKT, partner (navn/-), [SABOTASJE]. F.eks. 2 R BO"
     )
     assert S.menu_text(sr, dag, "sr") == (
-        "Odgovor: plan 1-3, posao TEREN/RADIO/STRAŽA, partner (ime/-). Npr. 2 R BO"
+        "Odgovor: plan 1-3, TEREN/RADIO/STRAŽA, partner (ime/-). Npr. 2 R BO"
     )
 
 

@@ -81,7 +81,7 @@ def test_a_whole_station_round_by_sms(fake: FakeTwilio, records: Records) -> Non
             else:
                 assert "LOYAL" in text and "INFILTRATOR" not in text
                 assert "SABOTAGE" not in text
-            assert "Reply: plan 1-3, job OUTSIDE/RADIO/GUARD" in text
+            assert "Reply: plan 1-3, OUTSIDE/RADIO/GUARD, partner (name/-)" in text
         # The choice in one line: plan, job, partner, secret.
         answers = ["1 G MAR S", "1 o -", "1 r kris", "1 G", "1 guard ingrid"]
         for phone, answer in zip(PHONES, answers, strict=True):
@@ -113,7 +113,7 @@ def test_a_whole_station_round_by_sms(fake: FakeTwilio, records: Records) -> Non
         assert game.rules.out == 0
         assert "You sit out the next round" in w.last(PHONES[0])
         assert w.last(PHONES[1]).endswith(". E.g. 2 R INGRID")  # round 2's question
-        assert any("Your card: plan" in t for t in w.inbox(PHONES[1])[-3:])
+        assert any("Card: plan" in t for t in w.inbox(PHONES[1])[-3:])
         assert view(game, None) == view(game, None)  # views still pure after SMS play
 
     play(fake, records, body)
@@ -136,7 +136,7 @@ def test_the_host_plays_by_sms_from_new_to_end(fake: FakeTwilio, records: Record
         await w.text(host, "START SPILL")
         game = await w.service.load(game_id)
         assert game.phase.name == MISSION and game.lang == "nb"
-        assert "Svar: plan 1-3, jobb UTE/RADIO/VAKT" in w.inbox(PHONES[0])[-1]
+        assert "Svar: plan 1-3, UTE/RADIO/VAKT" in w.inbox(PHONES[0])[-1]
         await w.text(host, "pause")
         assert (await w.service.load(game_id)).phase.paused
         assert "pause" in w.last(host)

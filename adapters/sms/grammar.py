@@ -10,7 +10,7 @@ Three kinds of text:
   control messages, never game input; that is why a game is started with
   `START GAME` (or GO, BEGYNN, POČNI) and ended with `END GAME` (or AVSLUTT,
   KRAJ): a bare START or END belongs to the carrier;
-- commands (`Command`): NEW, JOIN, START GAME, HELP, STATUS, PAUSE, RESUME,
+- commands (`Command`): NEW, JOIN, START GAME, HELP, STATUS, VOTES, PAUSE, RESUME,
   ADVANCE, END GAME;
 - answers to the player's current menu, matched against the menu built from
   the core's legal actions (`Menu`, `match`): a number for a one-field menu, or
@@ -59,6 +59,8 @@ START = frozenset({"go", "begin", "begynn", "kjor", "pocni", "kreni", "zapocni"}
 START_WITH = frozenset({"start", "starte", "startuj"})  # START GAME, not a bare START
 HELP = frozenset({"hjelp", "pomoc", "?", "kommandoer", "komande", "commands"})
 STATUS = frozenset({"status", "stanje", "meny", "menu", "meni", "igjen", "ponovo", "again"})
+# The last vote with every voter's name (SMS tallies give counts); alone in a text.
+VOTES = frozenset({"votes", "stemmer", "stemmene", "glasovi", "glasanje"})
 PAUSE = frozenset({"pause", "pausa", "pauza"})
 RESUME = frozenset({"resume", "fortsett", "nastavi"})
 ADVANCE = frozenset({"advance", "next", "skip", "neste", "videre", "dalje", "sledece"})
@@ -142,6 +144,8 @@ def _simple(head: str, count: int) -> Command | None:
         return Command("start")
     if head in END or (head in END_WITH and count > 1):
         return Command("end")
+    if head in VOTES and count == 1:
+        return Command("votes")
     for kind, words in (
         ("help", HELP),
         ("status", STATUS),

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from adapters.sms import grammar as G
-from adapters.sms import opt_out
+from adapters.sms import opt_out, short
 from adapters.sms import render as R
 from adapters.sms import sheet as S
 from adapters.sms.directory import Directory, player_id
@@ -184,6 +184,8 @@ class Gateway:
             say.append(R.t(R.NOT_IN_GAME, lang))
         elif kind == "status":
             say.append(await self.status_text(game, player))
+        elif kind == "votes":
+            say.append(render(short.recap(game), game.lang))
         elif kind in HOST_ACTIONS:
             phase = game.phase.seq if kind == "advance" else None
             await self._submit(sid, game, HOST_ACTIONS[kind](player, phase), player, say)

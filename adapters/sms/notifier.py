@@ -43,6 +43,7 @@ from typing import Any, NamedTuple
 from adapters.deadline_text import until
 from adapters.sms import render as R
 from adapters.sms import sheet as S
+from adapters.sms import short
 from adapters.sms.directory import Directory, is_sms
 from adapters.sms.outbound import Outbox, OutMessage
 from adapters.sms.segments import prepare, segments
@@ -106,14 +107,15 @@ def compose(
     secret = False
     remind = False
     shown = game.running or game.over  # lobby news stays in the lobby
+    covered = short.superseded(events, who)
     for ev in events:
         if ev.kind is Kind.ANNOUNCE and ev.text is not None:
-            if public and shown:
-                news.append(render(ev.text, lang))
+            if public and shown and ev.text.msgid not in covered:
+                news.append(render(short.form(game, ev.text), lang))
         elif ev.kind is Kind.TELL and ev.to == who and ev.phase == echo:
             continue  # the echo of their own answer (see above)
         elif ev.kind in (Kind.TELL, Kind.HOST) and ev.to == who and ev.text is not None:
-            private.append(render(ev.text, lang))
+            private.append(render(short.form(game, ev.text), lang))
             secret = secret or ev.secret or ev.kind is Kind.TELL
         elif ev.kind is Kind.PROMPT and ev.to == who and ev.text is not None:
             private.append(render(ev.text, lang))
@@ -319,9 +321,12 @@ class SmsNotifier:
         actor = acting(game)
         echo = actor.seq if actor is not None and live(game) else None
         texts: list[tuple[str, list[str], bool]] = []
+        hint = short.hint(game, events) if public else None
         for who in people:
             mine = echo if actor is not None and who == actor.player else None
             lines, secret = compose(game, events, who, changed.get(who), public=public, echo=mine)
+            if lines and hint is not None:
+                lines = self._free(game, lines, render(hint, game.lang))
             if lines:
                 texts.append((who, lines, secret))
         self._texted[game.id] = (game.version, frozenset(who for who, _, _ in texts))
@@ -334,6 +339,16 @@ class SmsNotifier:
                 phone = phones.get(who)
                 if phone is not None:
                     await self._queue(game, who, phone, lines, secret)
+
+    def _free(self, game: Game, lines: list[str], extra: str) -> list[str]:
+        """`lines` with `extra` at the end, if that costs no more texts or segments."""
+        added = [*lines, extra]
+        return added if self._cost(game, added) == self._cost(game, lines) else lines
+
+    def _cost(self, game: Game, lines: list[str]) -> tuple[int, int]:
+        """(texts, segments) that `lines` are sent as."""
+        chunks = split(prepare("\n".join(lines), game.lang, self.settings.transliterate))
+        return len(chunks), sum(segments(chunk) for chunk in chunks)
 
     def texted(self, game: Game, who: str) -> bool:
         """Whether the commit that made `game` texted `who` (here, in this process)."""

@@ -107,8 +107,8 @@ PICK = N_("Reply with the number. E.g. {example}")
 FREE = N_("{kind}: write it in one text.")
 CHANGED = N_("That menu has changed:")
 HELP = N_(
-    "JOIN code name: join a game. STATUS: your question again. "
-    "Host: NEW STATION, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
+    "JOIN code name: join a game. STATUS: your question again. VOTES: who voted "
+    "for whom. Host: NEW STATION, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
 )
 CREATED = N_(
     "Game {code} is open. Players text: JOIN {code} name. "

@@ -31,10 +31,12 @@ of its key: they change a few times a day.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple, TypeVar
 
 from adapters.sms import grammar as G
 from adapters.sms import render as R
+from adapters.sms.segments import is_gsm7
 from gameflow.core.actions import Action
 from gameflow.core.engine import apply, legal
 from gameflow.core.legal import ActionSpec, Field, Value
@@ -45,6 +47,8 @@ from gameflow.core.state import Game
 from gameflow.core.text import Msg, nmsg
 from gameflow.i18n import render
 from gameflow.replay import parse_step
+
+V = TypeVar("V", bound=Value)
 
 OPTIONS, ENTRIES, LINE, FREE = "options", "entries", "line", "free"
 
@@ -308,7 +312,8 @@ def _arg_text(game: Game, kind: str, a: Arg, lang: str) -> str:
         run = ints == list(range(ints[0], ints[-1] + 1)) and len(ints) > 2
         return f"{name} {ints[0]}-{ints[-1]}" if run else f"{name} {'/'.join(map(str, ints))}"
     opts = "/".join(R.label(game, f.name, v, lang).upper() for v in values)
-    return f"[{opts}]" if f.optional else f"{name} {opts}"
+    # The options name the field well enough ("OUTSIDE/RADIO/GUARD", not "job …").
+    return f"[{opts}]" if f.optional else opts
 
 
 def _example(game: Game, e: Entry, lang: str) -> str:
@@ -329,13 +334,31 @@ def _example(game: Game, e: Entry, lang: str) -> str:
             for v in values[: a.size or 1]:
                 words.append(R.label(game, f.name, v, lang).split()[0])
             continue
-        v = values[min(1, len(values) - 1)]
+        v = _sample(game, values)
         text = R.label(game, f.name, v, lang)
         if isinstance(v, int) or game.seat(str(v)) >= 0:
             words.append(text.split()[0].upper() if text else "-")
         else:
             words.append(_short(text, [R.label(game, f.name, w, lang) for w in values]))
     return " ".join(words)
+
+
+def _sample(game: Game, values: Sequence[V]) -> V:
+    """The value an example shows: for a player, the shortest name of one who
+    plays this phase (naming a player who sits out is allowed, but a poor
+    example; a name that keeps the text in GSM-7 first); otherwise the second
+    option (the first is often a default)."""
+    players = [v for v in values if isinstance(v, str) and game.seat(v) >= 0]
+    if players and len(players) == len(values):
+        playing = set(rules_for(game.kind).expected(game))
+        shown = [v for v in players if game.seat(v) in playing] or players
+        # A name outside GSM-7 (Đorđe) would make the whole text UCS-2: 2.3x the cost.
+        return min(shown, key=lambda v: (not is_gsm7(_name(game, v)), len(_name(game, v))))
+    return values[min(1, len(values) - 1)]
+
+
+def _name(game: Game, player: str) -> str:
+    return game.names[game.seat(player)]
 
 
 def _short(text: str, others: list[str]) -> str:

@@ -41,6 +41,9 @@ class StationRules:
             # After a mission: the guards needed of the played plan only, as
             # the seed says ("played"), or of all three plans ("all").
             "reveal_guards": "played",
+            # By SMS a vote's tally gives the counts, and VOTES the names (an SMS
+            # costs per segment); True texts the names every round (docs/sms.md).
+            "sms_vote_names": False,
         }
 
     def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:

@@ -263,9 +263,17 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
             limit=st.config.limit,
         )
     else:
+        # A plan that needs nobody on the radio says nothing of it ("radio 2/0" read
+        # as a shortfall); the radio count is still a parameter, as in the other form.
         text = msg(
             N_(
                 "Plan {plan} failed: outside {outside}/{outside_needed}, radio {radio}/{radio_needed}, "
+                "guards {guards} (it needed {needed}). {parts} of {target} parts, "
+                "damage {damage} of {limit}."
+            )
+            if outcome.radio_needed
+            else N_(
+                "Plan {plan} failed: outside {outside}/{outside_needed}, "
                 "guards {guards} (it needed {needed}). {parts} of {target} parts, "
                 "damage {damage} of {limit}."
             ),
@@ -329,14 +337,18 @@ def vote_question(game: Game, r: int) -> Msg:
 
 
 def votes_text(game: Game, st: Station, r: int) -> Msg:
-    """Who voted for whom, grouped by the choice, most votes first
+    """Who voted for whom in round `r`'s vote, which is now ending."""
+    voters = [s for s in range(len(game.players)) if st.active(s, r)]
+    return tally_text(game, st.votes, voters)
+
+
+def tally_text(game: Game, votes: tuple[int | None, ...], voters: list[int]) -> Msg:
+    """Who of `voters` voted for whom, grouped by the choice, most votes first
     ("Votes: Bo (Ana, Cy, Dag), Nobody (Eli, Fred), no vote: Gro.")."""
     groups: dict[int, list[str]] = {}
     missing: list[str] = []
-    for s in range(len(game.players)):
-        if not st.active(s, r):
-            continue
-        v = st.votes[s]
+    for s in voters:
+        v = votes[s]
         if v is None:
             missing.append(game.names[s])
         else:
@@ -358,6 +370,25 @@ def votes_text(game: Game, st: Station, r: int) -> Msg:
 
 
 _NOBODY: Final = Msg(N_("Nobody"))
+
+
+def last_tally(game: Game) -> Msg | None:
+    """The newest finished vote's tally, as it was announced (None before the
+    first vote, or when votes are secret): what a player who was told only the
+    counts (by SMS) asks for. Who could vote then is worked out from the
+    record: not the player sitting out that round, and not a player dead
+    before it (a hit of that round comes after its vote)."""
+    st: Station = game.rules
+    if not st.history or not game.option("open_votes", True):
+        return None
+    rec = st.history[-1]
+    before = st.history[-2] if len(st.history) > 1 else None
+    sitting = before.out if before is not None and before.round == rec.round - 1 else NOBODY
+    killed = rec.hit.seat if rec.hit is not None and rec.hit.effect == "killed" else NOBODY
+    voters = [
+        s for s in range(len(game.players)) if s != sitting and (not st.dead[s] or s == killed)
+    ]
+    return tally_text(game, rec.votes, voters)
 
 
 def _end_vote(game: Game, now: float) -> Accepted[Game]:

@@ -1,0 +1,124 @@
+"""Shorter SMS forms of a few game texts.
+
+SMS costs money per segment (issue #16: at most five a player-round in a
+7-player Station game), and what a text says at one moment is read on a small
+screen. The game's texts are written for the TV and Telegram; a few that every
+player gets every round have a shorter SMS form with the same parameters
+(`FORMS`: "Round 2/6: …" for "Round 2 of 6: …"), and a vote's tally, which
+there names every voter ("Votes: Bo (Ana, Cy, Dag), Nobody (Eli, Fred)"), is
+counted.
+By SMS a live game's tally gives the counts ("Votes: Bo 3, Nobody 2"), and who
+voted for whom is one text away: VOTES (STEMMER, GLASOVI) answers with the
+last tally in full (`adapters.sms.inbound`). A campaign, a round a day with
+players at home and no table to look around, keeps the names
+(`names_in_tally`). The short form is built from the announcement's own
+parameters, so it can never say anything the full one does not.
+"""
+
+from __future__ import annotations
+
+from gameflow.core.events import Event, Kind
+from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg, nmsg
+
+# The Station's tally (gameflow/games/station/flow.py `votes_text`).
+VOTES = "Votes: {votes}."
+GROUP = "{choice} ({names})"
+MISSING = "no vote: {names}"
+COUNT = N_("{choice} {n}")
+MISSING_COUNT = N_("no vote {n}")
+# Said once, with the first round's result, where it costs no segment of its own.
+HINT = N_("Text VOTES to see who voted for whom.")
+NO_TALLY = N_("No vote to show yet.")
+
+
+def names_in_tally(game: Game) -> bool:
+    """Whether `game`'s SMS tallies name the voters: in a campaign, or with the
+    option `sms_vote_names`."""
+    return bool(game.option("sms_vote_names", False) or game.option("pacing") == "campaign")
+
+
+def tally(text: Msg) -> Msg:
+    """The tally `text` with counts instead of the voters' names."""
+    groups = text.param("votes")
+    if text.msgid != VOTES or not isinstance(groups, tuple):
+        return text
+    parts: list[Msg] = []
+    for group in groups:
+        names = group.param("names") if isinstance(group, Msg) else None
+        if not isinstance(group, Msg) or not isinstance(names, tuple):
+            return text  # not a form this knows: keep it whole
+        if group.msgid == GROUP:
+            choice = group.param("choice")
+            assert choice is not None
+            parts.append(msg(COUNT, choice=choice, n=len(names)))
+        elif group.msgid == MISSING:
+            parts.append(msg(MISSING_COUNT, n=len(names)))
+        else:
+            return text
+    return msg(VOTES, votes=tuple(parts))
+
+
+# The Station's texts of every round, by their full msgid: the SMS form (its
+# parameters and count are the full text's). Same parameters, fewer words.
+FORMS: dict[str, Msg] = {
+    "Round {round} of {rounds}: {mission}.": Msg(N_("Round {round}/{rounds}: {mission}.")),
+    "{name} is voted out and sits out the next round.": Msg(N_("{name} sits out the next round.")),
+    "Your card: plan {plan} needs {n} guard.": nmsg(
+        "Card: plan {plan} needs {n} guard.", "Card: plan {plan} needs {n} guards.", 1
+    ),
+    "Trap card: {victim}. Be partners on the winning plan, you on guard, they on {job}.": Msg(
+        N_("Trap card: {victim}. Partner them on the winning plan, you on guard, they on {job}.")
+    ),
+}
+
+
+# A private line that says all a public one says to its recipient: the voted-out
+# player's own «You sit out…» stands for the table's «Bo sits out…».
+SUPERSEDES: dict[str, str] = {
+    "You sit out the next round: no actions, no vote, no private information.": (
+        "{name} is voted out and sits out the next round."
+    ),
+}
+
+
+def superseded(events: tuple[Event, ...], who: str) -> frozenset[str]:
+    """The msgids of public texts that `who`'s own lines in `events` stand for."""
+    return frozenset(
+        SUPERSEDES[e.text.msgid]
+        for e in events
+        if e.kind is Kind.TELL and e.to == who and e.text is not None and e.text.msgid in SUPERSEDES
+    )
+
+
+def form(game: Game, text: Msg) -> Msg:
+    """`text` as an SMS says it."""
+    if text.msgid == VOTES:
+        return text if names_in_tally(game) else tally(text)
+    short = FORMS.get(text.msgid)
+    if short is None:
+        return text
+    return short._replace(params=text.params, n=text.n)
+
+
+def hint(game: Game, events: tuple[Event, ...]) -> Msg | None:
+    """The VOTES hint, for the commit that opens the first round's discussion
+    (its result: just before the first vote, and a short text) of a game whose
+    SMS tallies are counts; None for any other commit."""
+    if game.kind != "station" or names_in_tally(game):
+        return None
+    if game.phase.round != 1 or game.phase.name != "discussion":
+        return None
+    entered = any(e.kind is Kind.CHANGED and e.phase == game.phase.seq for e in events)
+    return Msg(HINT) if entered else None
+
+
+def recap(game: Game) -> Msg:
+    """What VOTES answers: the newest vote's tally with every voter's name."""
+    if game.kind == "station":
+        from gameflow.games.station.flow import last_tally
+
+        found = last_tally(game)
+        if found is not None:
+            return found
+    return Msg(NO_TALLY)
