@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from adapters.telegram.news import News, compose
+from adapters.telegram.news import News, compose, part_of_one
 from adapters.telegram.outbound import Outbound
 from gameflow.core.text import N_, msg
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.telegram
 
 
 def joined(name: str, count: int) -> Any:
-    return msg(N_("{name} joined ({count} players)."), name=name, count=count)
+    return part_of_one(name, count)
 
 
 def test_joins_are_summarised_in_every_language() -> None:
@@ -25,7 +25,7 @@ def test_joins_are_summarised_in_every_language() -> None:
     assert compose(parts, "en") == "Ana, Bo and Cy joined (5 players)."
     assert compose(parts, "nb") == "Ana, Bo og Cy ble med (5 spillere)."
     assert compose(parts, "sr") == "Ana, Bo i Cy su se pridružili (5 igrača)."
-    assert compose([joined("Ana", 1)], "en") == "Ana joined (1 players)."
+    assert compose([joined("Ana", 1)], "en") == "Ana joined (1 player)."
     start = msg(N_("The Traitors begins: {count} players, {days} days."), count=5, days=12)
     mixed = compose([joined("Ana", 4), joined("Bo", 5), start, "Plain text."], "en")
     assert mixed.splitlines() == [

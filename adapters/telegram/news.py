@@ -25,11 +25,16 @@ from telegram import Bot, Message
 
 from adapters.deadline_text import LOCALES
 from adapters.telegram.outbound import Job, Outbound, Priority
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.i18n import render
 
-JOINED = "{name} joined ({count} players)."  # the core's msgid for one join
+JOINED = "{name} joined ({n} player)."  # the core's msgid for one join (plural: players)
 JOINED_MANY = N_("{names} joined ({count} players).")
+
+
+def part_of_one(name: str, count: int) -> Msg:
+    """One join, as the core says it."""
+    return nmsg("{name} joined ({n} player).", "{name} joined ({n} players).", count, name=name)
 
 
 @dataclass(slots=True)
@@ -64,11 +69,11 @@ def compose(parts: Sequence[Msg | str], lang: str) -> str:
             assert isinstance(part, Msg)
             values = dict(part.params)
             names.append(str(values.get("name", "")))
-            count = values.get("count", count)
+            count = values.get("n", count)
             continue
         if names:
             if len(names) == 1:
-                line = render(msg(JOINED, name=names[0], count=count), lang)
+                line = render(part_of_one(names[0], count), lang)
             else:
                 listed = format_list(names, locale=LOCALES.get(lang, "en_GB"))
                 line = render(msg(JOINED_MANY, names=listed, count=count), lang)

@@ -29,7 +29,7 @@ from gameflow.core.state import (
     update,
     with_version,
 )
-from gameflow.core.text import N_, msg
+from gameflow.core.text import N_, msg, nmsg
 
 LANGUAGES: Final = ("nb", "sr", "en")
 MAX_NAME: Final = 32
@@ -237,7 +237,9 @@ def _join(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected
     new = update(
         game, players=(*game.players, player), names=(*game.names, name), missed=(*game.missed, 0)
     )
-    text = msg(N_("{name} joined ({count} players)."), name=name, count=len(new.players))
+    text = nmsg(
+        "{name} joined ({n} player).", "{name} joined ({n} players).", len(new.players), name=name
+    )
     return accepted(new, (announce(text, game.phase.seq), changed()))
 
 
