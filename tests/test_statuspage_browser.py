@@ -105,7 +105,7 @@ def test_every_station_screen_renders(
         "en": {
             "lobby": ["KRILL7", "Scan to join on Telegram", "JOIN KRILL7", "players have joined"],
             "mission": ["Round 1 of", "Plan 1", "Plan 3", "Guards needed", "ready", "Parts sent"],
-            "discussion": ["The mission", "Who did what", "Outside:", "Radio:"],
+            "discussion": ["The mission", "Who did what", "Outside:"],
             "vote": ["Vote: who sits out the next round?", "Who did what"],
             "mission_later": ["Round 2 of", "Round 1:"],
             "end": ["won", "Loyal", "Infiltrators", "The rounds"],
@@ -151,6 +151,8 @@ def test_every_station_screen_renders(
                 played = st.outcome.plan
                 assert [("guards" in p) for p in shown] == [i == played for i in range(3)]
                 assert f"{st.plans[played].guards}" in text and text.count("?") >= 2
+                # a radio line only where the played plan needs radio (no "2 of 0")
+                assert ("Radio:" in page.inner_text(".result")) == bool(st.plans[played].radio)
             if name == "end":
                 infiltrators = {n for n, bad in zip(game.names, st.infiltrator, strict=True) if bad}
                 team = page.inner_text(".team-infil")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import phonenumbers
 import segno
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
@@ -112,6 +113,9 @@ def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> C
 
     kind = view.get("game", "")
     phase = view.get("phase", "")
+    # The game's name from the catalog (the header and the lobby), unless the
+    # host gave the game a display name of its own.
+    kind_label = tr.t(kind) if kind in TEXTS else kind
     ctx: Context = {
         "view": view,
         "tr": tr,
@@ -119,13 +123,16 @@ def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> C
         "tn": tr.n,
         "core": tr.core,
         "html_lang": HTML_LANG.get(tr.lang, "en"),
-        "kind_label": tr.t(kind) if kind in TEXTS else kind,
-        "title": info.name if info is not None else (tr.t(kind) if kind in TEXTS else kind),
+        "kind_label": kind_label,
+        "title": info.name if info is not None and info.name else kind_label,
         "phase_label": tr.t(f"phase_{phase}") if f"phase_{phase}" in TEXTS else phase,
         "timer": timer(view, now),
         "info": info,
         "refresh": REFRESH_SECONDS,
         "now": None if now is None else round(now, 3),
+        # who is still to answer, by name: only where the core's public view
+        # names them (its open phases); elsewhere it gives a count at most
+        "awaiting": [name_of(p) for p in view.get(kind, {}).get("awaiting", [])],
     }
     if phase == "lobby":
         ctx["template"] = "lobby.html"
@@ -140,13 +147,27 @@ def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> C
     return ctx
 
 
+def phone(number: str) -> str:
+    """The service's number as people dial it (+47 59 44 00 00), or as given."""
+    try:
+        parsed = phonenumbers.parse(number, None)
+    except phonenumbers.NumberParseException:
+        return number
+    if not phonenumbers.is_possible_number(parsed):
+        return number
+    return phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
+
+
 def lobby(view: dict[str, Any], info: JoinInfo | None, tr: Tr) -> Context:
     out: Context = {"qr": None, "sms": None, "code": info.code if info else ""}
     if info is not None and info.telegram_url:
         out["qr"] = qr_svg(info.telegram_url)
-    if info is not None and info.sms_number:
-        text = info.sms_text or info.code
-        out["sms"] = tr.t("sms_join", text=text, number=info.sms_number)
+    if info is not None and info.sms_number and info.code:
+        out["sms"] = {
+            "lead": tr.t("sms_join"),
+            "text": tr.t("sms_join_text", code=info.code),
+            "number": phone(info.sms_number),
+        }
     out["joined"] = [p["name"] for p in view.get("players", [])]
     return out
 

@@ -22,11 +22,13 @@ class JoinInfo(NamedTuple):
     """What the lobby screen shows besides the core's view. All public: the SMS
     number is the service's own number, never a player's."""
 
-    name: str
+    name: str  # the game's display name; "" for the game's name from the catalog
     code: str
     telegram_url: str | None = None  # e.g. https://t.me/<bot>?start=<code>
-    sms_number: str | None = None
-    sms_text: str | None = None  # what to text; defaults to the code
+    sms_number: str | None = None  # set only while SMS is on
+    # Unused by the page (the lobby writes `JOIN CODE name` in the game's
+    # language from the catalog); kept so that existing callers still build.
+    sms_text: str | None = None
 
 
 class TVSource(Protocol):

@@ -121,9 +121,10 @@ def _result(res: dict[str, Any], tr: Tr) -> Context:
         "success": res["success"],
         "headline": tr.t("mission_succeeded" if res["success"] else "mission_failed"),
         "plan": tr.t("plan_n", n=res["plan"]),
+        # A plan that needs no radio gets no radio line ("Radio: 2 of 0").
         "lines": [
             line("outside", res["outside"], res["outside_needed"]),
-            line("radio", res["radio"], res["radio_needed"]),
+            *([line("radio", res["radio"], res["radio_needed"])] if res["radio_needed"] else []),
         ],
         "guards": {
             "ok": res["guards_ok"],

@@ -4,7 +4,8 @@
   (`GameStore.set_tv` / `game_for_tv`), so any worker process can open any TV
   link, and the plain token exists only in the host's message.
 - Lobby details: the join code from the store's code directory, plus the
-  service's own public contact points (bot username, SMS number).
+  service's own public contact points (bot username, SMS number: None while
+  SMS is off, so the lobby shows no SMS line then).
 - Changes: this process hears of its own commits at once (the source is also a
   service notifier: `notify` rings the game's bell), and of commits made by
   other worker processes by polling the store every `poll` seconds while
@@ -24,8 +25,6 @@ from adapters.tv.source import JoinInfo
 from adapters.tv.tokens import new_token, token_hash, well_formed
 from gameflow.core.events import Event
 from gameflow.core.state import Game
-
-_NAMES = {"station": "Station", "resistance": "Resistance", "traitors": "Traitors"}
 
 
 class _Store(Protocol):
@@ -73,12 +72,13 @@ class StoreSource:
             return None
         code = await self.store.code_for(game_id) or ""
         bot = self.telegram_bot
+        # No display name: the page names the game from the catalog, in the
+        # game's language. The SMS join line is written in that language too.
         return JoinInfo(
-            name=_NAMES.get(game.kind, game.kind.title()),
+            name="",
             code=code,
             telegram_url=f"https://t.me/{bot}?start={code}" if bot and code else None,
             sms_number=self.sms_number if code else None,
-            sms_text=f"JOIN {code}" if self.sms_number and code else None,
         )
 
     async def changes(self, game_id: str, after_version: int) -> AsyncIterator[Game]:

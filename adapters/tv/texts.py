@@ -21,7 +21,13 @@ TEXTS: dict[str, str] = {
     # lobby
     "join_code": N_("Join code"),
     "scan_to_join": N_("Scan to join on Telegram"),
-    "sms_join": N_("No Telegram? Text {text} to {number}"),
+    "sms_join": N_("No Telegram? Join by SMS:"),
+    # TRANSLATORS: what a player texts to join. Keep {code} as it is; the
+    # first word must be this language's SMS join word (docs/sms.md: JOIN,
+    # DELTA, UĐI), and the last is a stand-in for the player's own name.
+    "sms_join_text": N_("JOIN {code} name"),
+    "sms_to": N_("to {number}"),
+    "awaiting": N_("Waiting for"),
     "waiting_for_host": N_("Waiting for the host to start the game"),
     "nobody_yet": N_("Nobody has joined yet."),
     # phases

@@ -1,0 +1,205 @@
+"""Nothing on the TV page is clipped, cut or broken (issue #18 item 7).
+
+Every screen of all three games (the lobby, each phase, the end reveal) at the
+smallest and the largest table, with long names (12-16 characters, Serbian
+and Norwegian letters), in nb, sr and en, at 1280x720 and 1920x1080, in Debian's
+headless chromium. The page's own boxes are the reference: each visible
+element must lie inside the viewport and inside every ancestor that clips
+(overflow other than visible); no block's content may be larger than its box
+(scrollWidth/scrollHeight); no text may end in an ellipsis; and no short text
+(a name, "(Plan 3)", a count) may break across lines. Screenshots (1920x1080) go
+to tests/artifacts/layout/ for review. One browser for the module; one page
+per test: the lobby as served, the other screens swapped in as the live
+page's script does with each event, then all again at the second viewport.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.tv import demo
+from adapters.tv.loopback import LoopbackServer
+from adapters.tv.screens import render_screen
+from adapters.tv.source import JoinInfo, MemorySource
+from gameflow.core.engine import view
+from gameflow.core.state import Game
+
+pytestmark = pytest.mark.statuspage
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "layout"
+VIEWPORTS = ((1280, 720), (1920, 1080))
+LONG = (
+    "Aleksandra Ćirić", "Đorđe Petrović", "Bjørnar Wessel", "Milica Živković",
+    "Nikola Šćekić", "Jovana Đukanović", "Ingrid Sæther", "Marija Ljubičić",
+    "Stefan Čolaković", "Kristoffer Åsheim", "Tijana Đurđević", "Håkon Øvrebø",
+    "Wilhelm Wøien", "Solveig Ødegård", "Dušan Radović",
+)  # fmt: skip
+SIZES = {"station": (5, 15), "resistance": (5, 10), "traitors": (6, 15)}
+INFO = JoinInfo(
+    name="",
+    code="KRILL7",
+    telegram_url="https://t.me/MuldvarpBot?start=KRILL7",
+    sms_number="+4759440000",
+)
+
+# The measurement, run in the page: a list of faults, each [what, element, text].
+MEASURE = """() => {
+  const W = window.innerWidth, H = window.innerHeight, tol = 1.5, faults = [];
+  const root = document.querySelector('#screen');
+  const name = (el) => el.tagName.toLowerCase() +
+    (typeof el.className === 'string' && el.className.trim()
+      ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+  const text = (el) => (el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 80);
+  const clippers = (el) => {
+    const out = [];
+    for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') out.push(a);
+    }
+    return out;
+  };
+  const outside = (r, b) => r.left < b.left - tol || r.top < b.top - tol ||
+    r.right > b.right + tol || r.bottom > b.bottom + tol;
+  for (const el of root.querySelectorAll('*')) {
+    if (el.closest('svg') && el.tagName.toLowerCase() !== 'svg') continue;
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    if (outside(r, {left: 0, top: 0, right: W, bottom: H})) {
+      faults.push(['outside the viewport', name(el), text(el)]);
+    }
+    for (const a of clippers(el)) {
+      if (outside(r, a.getBoundingClientRect())) {
+        faults.push(['clipped by ' + name(a), name(el), text(el)]);
+        break;
+      }
+    }
+    if (cs.display !== 'inline' && el.clientWidth > 0 &&
+        (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 2)) {
+      faults.push(['larger than its box', name(el), text(el),
+        [el.scrollWidth, el.clientWidth, el.scrollHeight, el.clientHeight].join(' ')]);
+    }
+    if (cs.textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth) {
+      faults.push(['cut with an ellipsis', name(el), text(el)]);
+    }
+  }
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const t = n.textContent.replace(/\\s+/g, ' ').trim();
+    // players' own words (reasons, pleas) may wrap like any sentence
+    if (!t || t.length > 24 || n.parentElement.closest('svg, .reason, .plea-text')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    const lines = new Set([...range.getClientRects()].filter((q) => q.width > 1)
+      .map((q) => Math.round(q.top)));
+    if (lines.size > 1) faults.push(['broken across lines', name(n.parentElement), t]);
+  }
+  return faults;
+}"""
+
+
+SWAP = "(html) => { document.querySelector('#screen').innerHTML = html; }"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not (os.path.exists(CHROMIUM) and shutil.which(CHROMIUM)):
+        message = f"{CHROMIUM} is missing (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = demo.EPOCH
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[LoopbackServer, MemorySource, Clock]]:
+    source = MemorySource()
+    clock = Clock()
+    with LoopbackServer(source, clock=clock) as server:
+        yield server, source, clock
+
+
+def long_names(game: Game) -> Game:
+    return game._replace(names=LONG[: len(game.players)])
+
+
+def screens(kind: str, players: int, lang: str) -> dict[str, Game]:
+    """The lobby (everyone joined), one state of every phase, and the end."""
+    seed = f"layout-{kind}-{players}"
+    if kind == "station":
+        return demo.screens(players, seed=seed, lang=lang)
+    make = demo.resistance_game if kind == "resistance" else demo.traitors_game
+    states = list(make(players, seed=seed, lang=lang))
+    out = {"lobby": states[0]}
+    out.update(
+        (demo.resistance_screens if kind == "resistance" else demo.traitors_screens)(
+            players, seed=seed, lang=lang
+        )
+    )
+    for game in states:  # phases the helpers leave out (the end vote)
+        if game.phase.name != "over":
+            out.setdefault(game.phase.name, game)
+    return out
+
+
+@pytest.mark.parametrize("lang", ["nb", "sr", "en"])
+@pytest.mark.parametrize(
+    ("kind", "players"), [(kind, n) for kind, sizes in SIZES.items() for n in sizes]
+)
+def test_nothing_is_clipped_or_cut(
+    browser: Any, served: Any, kind: str, players: int, lang: str
+) -> None:
+    server, source, clock = served
+    shots = screens(kind, players, lang)
+    assert "lobby" in shots and "end" in shots and len(shots) >= 5, sorted(shots)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    faults: list[tuple[str, ...]] = []
+    try:
+        # The page itself once (served as a TV opens it); every other screen
+        # as the live page gets it: the event stream's HTML swapped into
+        # #screen, exactly what tv.js does on each event.
+        frames = {}
+        for name, game in shots.items():
+            game = long_names(game._replace(id=f"layout-{kind}-{players}-{lang}-{name}"))
+            clock.now = (game.phase.started or demo.EPOCH) + 95
+            frames[name] = render_screen(view(game, None), INFO, clock.now)
+            if name == "lobby":
+                server.publish(game, INFO)
+                page.goto(server.url(server.call(lambda g=game: source.issue(g.id))))
+                page.wait_for_selector("#screen .bar")
+        for width, height in VIEWPORTS:
+            page.set_viewport_size({"width": width, "height": height})
+            for name, html in frames.items():
+                page.evaluate(SWAP, html)
+                found = page.evaluate(MEASURE)
+                where = f"{kind}/{players}/{lang}/{width}x{height}/{name}"
+                faults.extend((where, *map(str, f)) for f in found)
+                if height == 1080:
+                    shot = ARTIFACTS / f"{kind}-{players}-{lang}-{name}.png"
+                    page.screenshot(path=str(shot))
+    finally:
+        page.close()
+    assert not faults, "\n".join(" | ".join(f) for f in faults)
