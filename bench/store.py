@@ -34,15 +34,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adapters.store.base import GameStore
 from adapters.store.redis_store import RedisStore
 from adapters.store.sqlite_store import SqliteStore
-from bots.service import GameService
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, new_game
 from gameflow.core.result import Rejected
 from gameflow.core.state import Game
 from gameflow.replay import parse_step
+from service.games import GameService
+from service.ports import GameStore
 
 Stream = list[tuple[A.Action, float]]
 T0 = 1_700_000_000.0

@@ -53,10 +53,10 @@ from adapters.store.redis_store import RedisStore  # noqa: E402
 from adapters.telegram.choice import Draft, next_field, pick  # noqa: E402
 from adapters.telegram.keyboards import encode, encode_value, game_specs  # noqa: E402
 from adapters.telegram.webhook import build, routes, stop  # noqa: E402
-from bots.service import GameService  # noqa: E402
 from gameflow.core import actions as A  # noqa: E402
 from gameflow.core.engine import legal  # noqa: E402
 from gameflow.core.events import prompt  # noqa: E402
+from service.games import GameService  # noqa: E402
 from tests.fake_telegram import SECRET, FakeBotApi, Users, serving  # noqa: E402
 from tests.store_helpers import drop_prefix  # noqa: E402
 

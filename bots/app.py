@@ -44,14 +44,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from adapters.store.base import GameStore
 from adapters.tv.app import StatusPage
 from adapters.tv.store_source import StoreSource
-from bots.service import GameService, Outcome
 from bots.settings import Settings
 from gameflow.core import actions as A
 from gameflow.core.events import Event
 from gameflow.core.state import Game
+from service.games import GameService, Outcome
+from service.ports import GameStore
 
 if TYPE_CHECKING:
     from adapters.sms.directory import Directory
@@ -235,7 +235,9 @@ def build_runtime(
     store = store if store is not None else open_store(settings)
     metrics = Metrics()
     service = MeteredService(store, metrics, clock=clock)
-    tv = StoreSource(store, poll=settings.tv_poll_seconds, sms_number=settings.twilio_from)
+    # The lobby says how to join by SMS only while SMS is on.
+    number = settings.twilio_from if settings.sms_enabled else None
+    tv = StoreSource(store, poll=settings.tv_poll_seconds, sms_number=number)
     service.notifiers.extend([tv, metrics])
     rt = Runtime(settings, store, service, tv, metrics, owns_store=owns)
     if channels:

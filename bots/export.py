@@ -22,12 +22,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.store.base import GameStore
 from gameflow.core import actions as A
 from gameflow.core.engine import apply
 from gameflow.core.result import Rejected
 from gameflow.core.state import LOBBY, Game
 from gameflow.replay import HOST, advance_when_ready, parse_step, setup_game
+from service.ports import GameStore
 
 _HOST_KINDS = (A.Pause, A.Resume, A.Advance, A.End, A.SetLanguage, A.SetOption, A.Kick, A.Start)
 

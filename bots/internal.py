@@ -24,10 +24,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bots.service import GameNotFound
 from gameflow.core.engine import legal
 from gameflow.core.state import Game
 from gameflow.replay import parse_step
+from service.games import GameNotFound
 
 if TYPE_CHECKING:
     from bots.app import Runtime

@@ -37,7 +37,6 @@ from adapters.tv.demo import NAMES, _pick, demo_text, hold_text
 from adapters.tv.texts import TEXTS as TV_TEXTS
 from bots.app import build_runtime, create_app
 from bots.demo import reveal
-from bots.service import GameService
 from bots.settings import load_settings
 from gameflow.core import actions as A
 from gameflow.core.engine import legal
@@ -46,6 +45,7 @@ from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from gameflow.core.text import Msg, msg
 from gameflow.i18n import render
+from service.games import GameService
 
 HOST = "demo-host"
 TIMERS = {"mission_seconds": 90.0, "discussion_seconds": 30.0, "vote_seconds": 60.0}

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
-from scheduler.calendar import Calendar, calendar, parse_clock
+from service.calendar import Calendar, calendar, parse_clock
 
 log = logging.getLogger("scheduler")
 

@@ -2,7 +2,7 @@
 
 The subprocess tests (kill -9, two schedulers, failover) need the games and the
 deadline inputs to be visible to several processes, like the real store and
-service make them. Until the runner is wired to `bots.service`, this module plays
+service make them. Until the runner is wired to `service.games`, this module plays
 that part with the same guarantees that matter here:
 
 - games are snapshots (`gameflow.core.codec`) at `{prefix}game:{id}`, the active

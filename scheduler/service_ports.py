@@ -114,7 +114,7 @@ def redis_service(redis: Any, prefix: str) -> tuple[StoreSource, ServiceSink]:
     from redis.asyncio import ConnectionPool, Redis
 
     from adapters.store.redis_store import RedisStore
-    from bots.service import GameService
+    from service.games import GameService
 
     # The store reads replies as text: give it a decoding client on the same server.
     pool = redis.connection_pool

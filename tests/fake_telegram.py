@@ -417,7 +417,7 @@ class Harness:
         from starlette.applications import Starlette as App
 
         from adapters.telegram.webhook import build, routes, start
-        from bots.service import GameService
+        from service.games import GameService
 
         self.service = GameService(self.store, clock=self.clock)
 

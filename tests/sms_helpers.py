@@ -19,9 +19,9 @@ from adapters.sms.directory import Directory, SqliteDirectory, player_id
 from adapters.sms.settings import SmsSettings
 from adapters.sms.webhook import SmsAdapter, create_sms, routes
 from adapters.store.sqlite_store import SqliteStore
-from bots.service import GameService
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
+from service.games import GameService
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
 from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
 

@@ -24,10 +24,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adapters.store.base import GameStore
-from bots.service import GameService
 from gameflow.core import actions as A
 from gameflow.replay import parse_step
+from service.games import GameService
+from service.ports import GameStore
 
 
 def open_store(cfg: dict[str, Any]) -> GameStore:

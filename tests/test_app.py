@@ -20,9 +20,9 @@ from adapters.store.sqlite_store import SqliteStore
 from adapters.tv.store_source import StoreSource
 from bots.app import Background, Runtime, build_runtime, create_app
 from bots.serve import banner, scheduler_for
-from bots.service import GameService
 from bots.settings import Settings, SettingsError, load_settings
 from gameflow.core import actions as A
+from service.games import GameService
 from tests.store_helpers import HOST, run
 
 TOKEN = "internal-test-token"

@@ -16,7 +16,7 @@ from gameflow.core.engine import apply
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
 from gameflow.replay import setup_game
-from scheduler.calendar import zone_table
+from service.calendar import zone_table
 
 pytestmark = pytest.mark.traitors
 

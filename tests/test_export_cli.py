@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from bots.app import open_store
-from bots.service import GameService
 from bots.settings import load_settings
 from gameflow.core import actions as A
+from service.games import GameService
 from tests.store_helpers import FakeClock, run
 
 pytestmark = pytest.mark.store

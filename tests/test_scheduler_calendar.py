@@ -19,8 +19,8 @@ from test_scheduler import Rig, run, station
 from gameflow.core.clock import at as clock_at
 from gameflow.core.clock import local_day
 from gameflow.core.state import Game
-from scheduler.calendar import calendar, parse_clock, parse_quiet, zone_table
 from scheduler.plan import DEADLINE, REMINDER, Policy, fire_time, plan
+from service.calendar import calendar, parse_clock, parse_quiet, zone_table
 
 pytestmark = pytest.mark.scheduler
 

@@ -256,7 +256,7 @@ def test_the_runner_drives_the_real_store_and_service(board: Board, tmp_path: Pa
     """`--ports scheduler.service_ports:redis_service`: the deadline goes through
     `GameService.submit` with its key into the project's Redis store's log."""
     from adapters.store.redis_store import RedisStore
-    from bots.service import GameService
+    from service.games import GameService
 
     async def setup() -> str:
         client = Redis.from_url(board.url, decode_responses=True)

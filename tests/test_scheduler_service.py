@@ -52,7 +52,7 @@ async def until(check: object, timeout: float = 5.0) -> None:
 
 def test_deadlines_go_through_the_game_service_once(clock: time_machine.Coordinates) -> None:
     from adapters.store.sqlite_store import SqliteStore
-    from bots.service import GameService
+    from service.games import GameService
 
     async def main() -> None:
         store = SqliteStore(":memory:")

@@ -12,9 +12,7 @@ from typing import Any
 
 import pytest
 
-from adapters.store.base import CommitResult, Status
 from bots.export import export_game, export_script
-from bots.service import GameNotFound, GameService, Outcome, replay_log
 from gameflow.core import actions as A
 from gameflow.core.engine import new_game
 from gameflow.core.events import Event, Kind
@@ -22,6 +20,8 @@ from gameflow.core.state import Game
 from gameflow.games.station.actions import Choose
 from gameflow.replay import record
 from gameflow.replay import run as replay_run
+from service.games import GameNotFound, GameService, Outcome, replay_log
+from service.ports import CommitResult, Status
 from tests.store_helpers import HOST, FakeClock, random_action, run, store_fixture
 
 pytestmark = pytest.mark.store

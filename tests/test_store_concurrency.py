@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from bots.service import GameService
 from gameflow.core import actions as A
 from gameflow.core.engine import apply
 from gameflow.core.state import Game
 from gameflow.replay import record, step_of
+from service.games import GameService
 from tests.store_helpers import HOST, T0, lobby, ok, random_action, run, store_fixture
 
 pytestmark = pytest.mark.store

@@ -1,4 +1,4 @@
-"""The store contract (adapters/store/base.py), run against the embedded SQLite
+"""The store contract (service/ports.py), run against the embedded SQLite
 store and a real Redis alike: whatever the service relies on must hold for both."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from adapters.store.base import Status
 from gameflow.core import actions as A
 from gameflow.core.engine import apply
 from gameflow.core.state import Game
+from service.ports import Status
 from tests.store_helpers import HOST, T0, lobby, ok, run, store_fixture
 
 pytestmark = pytest.mark.store
@@ -21,7 +21,7 @@ make_store = store_fixture(("sqlite", "redis", "redis-cluster"))
 
 
 def step(game: Game, action: A.Action, at: float = T0) -> tuple[Game, dict[str, Any]]:
-    from bots.service import log_entry
+    from service.games import log_entry
 
     return ok(apply(game, action, at)), log_entry(game, action, at, None)
 

@@ -130,7 +130,7 @@ def test_polling_feeds_the_same_handlers(tmp_path: Path) -> None:
         import asyncio
 
         from adapters.telegram.webhook import build, start_polling, stop_polling
-        from bots.service import GameService
+        from service.games import GameService
         from tests.fake_telegram import Users
 
         clock = FakeClock()
@@ -157,7 +157,7 @@ def test_polling_feeds_the_same_handlers(tmp_path: Path) -> None:
 def test_the_webhook_wiring_comes_from_the_settings(tmp_path: Path) -> None:
     async def go() -> None:
         from adapters.telegram.webhook import from_env
-        from bots.service import GameService
+        from service.games import GameService
 
         clock = FakeClock()
         store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")

@@ -21,7 +21,6 @@ from hypothesis import strategies as hs
 from traitors_helpers import P6, ROLES
 
 from bots.export import export_game
-from bots.service import GameService
 from gameflow.core import actions as A
 from gameflow.core.clock import at as clock_at
 from gameflow.core.clock import local_day
@@ -30,7 +29,8 @@ from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.games.traitors.actions import Murder, Vote
 from gameflow.replay import ScriptError, run, setup_game
-from scheduler.calendar import zone_table
+from service.calendar import zone_table
+from service.games import GameService
 from tests.store_helpers import HOST, FakeClock, store_fixture
 from tests.store_helpers import run as run_async
 

@@ -30,13 +30,13 @@ from adapters.sms.outbound import OutMessage
 from adapters.sms.phones import e164, short_mask
 from adapters.sms.segments import prepare
 from adapters.sms.settings import SmsSettings
-from adapters.store.base import GameStore
-from bots.service import GameNotFound, GameService
 from gameflow.core import actions as A
 from gameflow.core.state import Game
 from gameflow.core.text import Msg, msg
 from gameflow.i18n import render
 from gameflow.replay import parse_step
+from service.games import GameNotFound, GameService
+from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 

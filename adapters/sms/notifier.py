@@ -48,10 +48,10 @@ from adapters.sms.directory import Directory, is_sms
 from adapters.sms.outbound import Outbox, OutMessage
 from adapters.sms.segments import prepare, segments
 from adapters.sms.settings import SmsSettings
-from adapters.store.base import GameStore
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
 from gameflow.i18n import render
+from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 

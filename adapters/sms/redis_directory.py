@@ -31,7 +31,7 @@ import redis.asyncio as aioredis
 from redis.typing import EncodableT, FieldT
 
 from adapters.sms.directory import Received, Sent
-from adapters.store.base import DEFAULT_RETENTION
+from service.ports import DEFAULT_RETENTION
 
 # KEYS: the outbound hash. ARGV: status, error ("" for none), at.
 # The old fields, or nothing when the message is unknown (a callback for a text

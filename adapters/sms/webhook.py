@@ -37,7 +37,7 @@ from adapters.sms.inbound import Gateway, HostHook, TvLink
 from adapters.sms.notifier import SmsNotifier
 from adapters.sms.outbound import Outbox, twilio_client
 from adapters.sms.settings import SmsSettings
-from bots.service import GameService
+from service.games import GameService
 
 log = logging.getLogger(__name__)
 

@@ -31,15 +31,15 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
-from adapters.store.base import (
+from gameflow.core.codec import decode_game, encode_game
+from gameflow.core.state import Game
+from service.ports import (
     DEFAULT_DEDUPE_TTL,
     DEFAULT_RETENTION,
     CommitResult,
     Status,
     check_id,
 )
-from gameflow.core.codec import decode_game, encode_game
-from gameflow.core.state import Game
 
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end

@@ -11,7 +11,8 @@ killed process and a power cut.
 
 Expiry (finished games, idempotency keys) is by timestamp from the store's
 clock: expired rows are invisible at once and deleted by `purge()`, which
-`finish` and the service's sweeps call now and then.
+`finish` and the service's sweeps call now and then. The outbox is a table of
+its own (adapters/store/sqlite_outbox.py), written by the commit's transaction.
 """
 
 from __future__ import annotations
@@ -24,15 +25,18 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from adapters.store.base import (
+from adapters.store import sqlite_outbox
+from adapters.store.sqlite_outbox import SqliteOutbox
+from gameflow.core.codec import decode_game, encode_game
+from gameflow.core.state import Game
+from service.ports import (
     DEFAULT_DEDUPE_TTL,
     DEFAULT_RETENTION,
     CommitResult,
     Status,
     check_id,
 )
-from gameflow.core.codec import decode_game, encode_game
-from gameflow.core.state import Game
+from service.outbox import OutboxMessage
 
 T = TypeVar("T")
 
@@ -57,10 +61,10 @@ CREATE TABLE IF NOT EXISTS tv (hash TEXT PRIMARY KEY, game TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS attrs (
   game TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (game, name)
 );
-"""
+""" + sqlite_outbox.SCHEMA
 
 
-class SqliteStore:
+class SqliteStore(SqliteOutbox):
     """The GameStore port on one SQLite file (or ":memory:")."""
 
     def __init__(
@@ -138,9 +142,11 @@ class SqliteStore:
         entry: Mapping[str, Any],
         key: str | None = None,
         binds: Sequence[tuple[str, str]] = (),
+        outbox: Sequence[OutboxMessage] = (),
     ) -> CommitResult:
         text = encode_game(game)
         line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        messages = sqlite_outbox.rows(outbox)
 
         def go(db: sqlite3.Connection) -> CommitResult:
             now = self.clock()
@@ -174,6 +180,7 @@ class SqliteStore:
                     "INSERT OR REPLACE INTO who (identity, game, player) VALUES (?, ?, ?)",
                     [(identity, game_id, player) for identity, player in binds],
                 )
+                sqlite_outbox.write(db, game_id, messages)
                 if game.over:
                     self._finish(db, game_id, now)
             return CommitResult(Status.OK, game.version)
@@ -404,5 +411,6 @@ def _delete_game(db: sqlite3.Connection, game_id: str) -> None:
         "DELETE FROM who WHERE game = ?",
         "DELETE FROM tv WHERE game = ?",
         "DELETE FROM attrs WHERE game = ?",
+        "DELETE FROM outbox WHERE game = ?",
     ):
         db.execute(sql, (game_id,))

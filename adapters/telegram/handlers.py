@@ -36,13 +36,13 @@ from adapters.telegram.notifier import ACTING, Acting, Recent, TelegramNotifier,
 from adapters.telegram.outbound import Outbound, Priority
 from adapters.telegram.presses import Presses
 from adapters.telegram.resume import RESUME_GRACE
-from bots.service import GameNotFound, GameService, Outcome
 from gameflow.core import actions as A
 from gameflow.core.question import question
 from gameflow.core.result import Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
 from gameflow.i18n import render
+from service.games import GameNotFound, GameService, Outcome
 
 log = logging.getLogger(__name__)
 

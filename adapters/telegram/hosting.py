@@ -23,12 +23,12 @@ from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
 from adapters.telegram.language import user_lang
 from adapters.telegram.notifier import TelegramNotifier, chat_of, identity
 from adapters.telegram.outbound import Priority
-from bots.service import GameNotFound, GameService, Outcome
 from gameflow.core import actions as A
 from gameflow.core.rules import known_games
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
+from service.games import GameNotFound, GameService, Outcome
 
 Context = ContextTypes.DEFAULT_TYPE
 TvLink = Callable[[Game], Awaitable[str | None]]

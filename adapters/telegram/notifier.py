@@ -42,7 +42,6 @@ from typing import Any, Generic, TypeVar
 from telegram import Bot, ForceReply, InlineKeyboardMarkup, Message
 
 from adapters.deadline_text import until
-from adapters.store.base import GameStore
 from adapters.telegram.keyboards import is_free
 from adapters.telegram.news import News
 from adapters.telegram.outbound import Outbound, Priority
@@ -65,6 +64,7 @@ from gameflow.core.question import Question, question
 from gameflow.core.state import LOBBY, Game
 from gameflow.core.text import N_, Msg
 from gameflow.i18n import render
+from service.ports import GameStore
 
 __all__ = ["OPEN_ATTR", "SWAP_TRIES", "parse_open"]
 

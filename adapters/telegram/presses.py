@@ -46,13 +46,13 @@ from adapters.telegram.labels import kind_label
 from adapters.telegram.language import user_lang
 from adapters.telegram.notifier import ACTING, SWAP_TRIES, Acting, Recent, TelegramNotifier
 from adapters.telegram.notifier import identity as identity_of
-from bots.service import GameNotFound, GameService, Outcome
 from gameflow.core import actions as A
 from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.question import question
 from gameflow.core.state import Game
 from gameflow.core.text import N_
 from gameflow.i18n import render
+from service.games import GameNotFound, GameService, Outcome
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from adapters.store.base import GameStore
+from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from adapters.telegram.notifier import TelegramNotifier
-from bots.service import GameNotFound, GameService
+from service.games import GameNotFound, GameService
 
 log = logging.getLogger(__name__)
 

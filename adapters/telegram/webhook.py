@@ -42,7 +42,7 @@ from adapters.telegram.hosting import TvLink
 from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.outbound import Outbound
 from adapters.telegram.resume import resume_prompts
-from bots.service import GameService
+from service.games import GameService
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ zone, but the core reads no time-zone database (that would make a replay depend
 on the machine's tzdata). So the zone arrives as data with the host's `start`:
 a `Zone` is the sorted tuple of `(from_instant, utc_offset_seconds)` pairs in
 force from the start on, computed by the service from `zoneinfo`
-(`scheduler.calendar.zone_table`). An empty table means UTC.
+(`service.calendar.zone_table`). An empty table means UTC.
 
 Clock times that a DST switch skips or repeats follow PEP 495 with fold=0, as
-`scheduler.calendar` does: a skipped time (02:30 on the spring-forward night)
+`service.calendar` does: a skipped time (02:30 on the spring-forward night)
 means the instant a clock that had not jumped would show it, i.e. 03:30 summer
 time; a repeated one (02:30 on the fall-back night) means its first occurrence.
 """

@@ -70,8 +70,9 @@ DOMAIN_SOURCES: dict[str, tuple[Source, ...]] = {
     "station": (Source("gameflow/games/station"),),
     "resistance": (Source("gameflow/games/resistance"),),
     "traitors": (Source("gameflow/games/traitors"),),
-    # Chat-level texts of the adapters (menus, help, errors of the channels).
-    "chat": (Source("adapters"),),
+    # Chat-level texts of the adapters (menus, help, errors of the channels)
+    # and the game service's own refusals (an unknown time zone).
+    "chat": (Source("adapters"), Source("service")),
     # The TV status page's labels (adapters/tv), kept out of `chat` below.
     "tv": (Source("adapters/tv"),),
     # Each chat channel's own texts (adapters/telegram, adapters/sms).

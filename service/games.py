@@ -36,29 +36,21 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from adapters import zones
-from adapters.store.base import CommitResult, GameStore, Status
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
 from gameflow.core.events import Event
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.replay import parse_step, step_of
+from service import zones
+from service.ports import CommitResult, GameStore, Notifier, Status
 
 log = logging.getLogger(__name__)
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ"  # no I, L, O: read aloud and typed on phones
 CODE_LENGTH = 4
-
-
-class Notifier(Protocol):
-    """A port that turns a committed transition's events into messages, screen
-    refreshes or timers. Called after the commit, once per accepted input;
-    `game` is the state the events belong to (check `game.version` to order)."""
-
-    async def notify(self, game: Game, events: tuple[Event, ...]) -> None: ...
 
 
 class GameNotFound(LookupError):

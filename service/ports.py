@@ -1,9 +1,12 @@
-"""The store port: what the game service needs from a store, and nothing more.
+"""The service's ports: what the game service needs from a store (`GameStore`)
+and from whoever hears of its commits (`Notifier`), and nothing more.
 
-Two implementations fulfil it, Redis (several worker processes, Redis Cluster
-ready) and SQLite (the embedded default: one process, no server). One contract
-test suite (tests/test_store_contract.py) runs against both, so the service can
-never come to depend on one store's accidents.
+They are declared here, beside the service, so that the service depends on no
+adapter: the adapters implement them (`adapters.store`: Redis for several
+worker processes, Redis Cluster ready, and SQLite, the embedded default: one
+process, no server; the channels' and the scheduler's notifiers). One contract
+test suite (tests/test_store_contract.py) runs against both stores, so the
+service can never come to depend on one store's accidents.
 
 The model: per game, the snapshot of the current state with its version, the
 state it was created in, and an append-only log with one entry per accepted
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
+from gameflow.core.events import Event
 from gameflow.core.state import Game
 
 DEFAULT_RETENTION = 7 * 24 * 3600.0  # finished games: one week for audits and bug reports
@@ -172,3 +176,11 @@ class GameStore(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+class Notifier(Protocol):
+    """A port that turns a committed transition's events into messages, screen
+    refreshes or timers. Called after the commit, once per accepted input;
+    `game` is the state the events belong to (check `game.version` to order)."""
+
+    async def notify(self, game: Game, events: tuple[Event, ...]) -> None: ...

@@ -15,6 +15,10 @@ the epoch), so this module is where clock times become instants and back, with
 So a daily 08:00 is 23 hours after the previous one across the spring switch and
 25 hours across the autumn switch, and "the phase lasts until 07:00" stays 07:00
 whichever night the clocks change.
+
+It sits beside the service, which hands the core a game's zone table when the
+game starts (`service.zones`); the scheduler plans its reminders' clock times
+with it too, from the layer above.
 """
 
 from __future__ import annotations

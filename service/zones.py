@@ -4,7 +4,7 @@ The pure core schedules campaign days by clock times but reads no time-zone
 database (a replay must not depend on the machine's tzdata), so the service
 hands it the zone as data: when the host starts a game that has a `timezone`
 option, the start carries the zone's UTC offsets from now on
-(`scheduler.calendar.zone_table`), and they are logged with it. A zone name the
+(`service.calendar.zone_table`), and they are logged with it. A zone name the
 machine does not know is refused when the host sets it, with a clear reply,
 rather than discovered at the start.
 """
@@ -18,7 +18,7 @@ from gameflow.core import actions as A
 from gameflow.core.result import Rejected, reject
 from gameflow.core.state import Game
 from gameflow.core.text import N_
-from scheduler.calendar import zone_table
+from service.calendar import zone_table
 
 OPTION = "timezone"
 
