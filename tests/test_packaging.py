@@ -1,4 +1,4 @@
-"""The package as deploy/Dockerfile installs it: built as a wheel from the four
+"""The package as deploy/Dockerfile installs it: built as a wheel from the five
 package folders with the game core compiled by mypyc (`MULDVARP_COMPILE=1`),
 installed somewhere else, and run from there.
 
@@ -128,14 +128,18 @@ def _env(site: Path, **extra: str) -> dict[str, str]:
 
 def test_the_installed_package_runs_without_the_checkout(installed: Path, tmp_path: Path) -> None:
     where = subprocess.run(
-        [sys.executable, "-c", "import bots, gameflow; print(bots.__file__, gameflow.__file__)"],
+        [
+            sys.executable,
+            "-c",
+            "import bots, gameflow, service; print(bots.__file__, gameflow.__file__, service.__file__)",
+        ],
         env=_env(installed),
         cwd=tmp_path,
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    assert where.count(str(installed)) == 2, where
+    assert where.count(str(installed)) == 3, where
     demo = subprocess.run(
         [
             str(installed / "bin" / "muldvarp"),
