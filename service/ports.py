@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from gameflow.core.events import Event
 from gameflow.core.state import Game
+from service.outbox import OutboxMessage, OutboxStore
 
 DEFAULT_RETENTION = 7 * 24 * 3600.0  # finished games: one week for audits and bug reports
 DEFAULT_DEDUPE_TTL = 24 * 3600.0  # Telegram and Twilio give up retrying well within a day
@@ -62,7 +63,10 @@ class CommitResult:
     version: int
 
 
-class GameStore(Protocol):
+class GameStore(OutboxStore, Protocol):
+    """The store port; its outbox side (the messages commits cause, and their
+    delivery) is `service.outbox.OutboxStore`."""
+
     retention: float
     dedupe_ttl: float
 
@@ -86,6 +90,7 @@ class GameStore(Protocol):
         entry: Mapping[str, Any],
         key: str | None = None,
         binds: Sequence[tuple[str, str]] = (),
+        outbox: Sequence[OutboxMessage] = (),
     ) -> CommitResult:
         """Atomically: unless `key` was applied already, and only if the stored
         version is `expected`, append `entry` (JSON-able) to the log, save `game`
@@ -97,7 +102,12 @@ class GameStore(Protocol):
         commit is OK, in the same atomic step where the store can (SQLite's
         transaction, the Redis script), so an acknowledged join always has its
         binding, even when the process dies right after; where it can't (Redis
-        Cluster: the identity keys live in other slots) right after the commit."""
+        Cluster: the identity keys live in other slots) right after the commit.
+
+        `outbox`: the messages the input causes (computed before the commit),
+        written in the same atomic step, only if the commit is OK (never on
+        CONFLICT or DUPLICATE): after every message of earlier commits, in
+        the order given, skipping keys already written (service/outbox.py)."""
         ...
 
     async def log(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:

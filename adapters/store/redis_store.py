@@ -4,22 +4,26 @@ Every key of one game carries the hash tag `{g:ID}`, so a game lives in one
 slot and its commit can be one Lua script: check the idempotency key, check the
 version, RPUSH the log entry, save snapshot and version, remember the key with
 a TTL, and for a finished game set the expiry, all atomically. The directories
-(join codes, identities, TV tokens, the active set) are ordinary keys outside
+(join codes, identities, TV tokens, the active set, the outbox's ready
+hints) are ordinary keys outside
 the games' slots; they are derived data, repairable from the games (`finish`).
 A join's identity binding is written by the commit's own script on one Redis
 (a script may name keys of any slot there: atomic, and no second round trip),
-and right after the commit on a Cluster.
+and right after the commit on a Cluster. The outbox (streams per game and
+channel, adapters/store/redis_outbox.py) is written by the commit's script.
 
 Keys, under `prefix` (default "muldvarp:"):
   {g:ID}          hash: version, snapshot, initial, code, tv, attr:NAME
   {g:ID}:log      list of JSON log entries
   {g:ID}:who      set of identities bound to the game (unbound when it ends)
   {g:ID}:k:KEY    idempotency key -> version it produced (TTL dedupe_ttl)
+  {g:ID}:outs, {g:ID}:out:CH, {g:ID}:out:CH:keys   the outbox (redis_outbox.py)
   key:KEY         global idempotency key (game creation)
   code:CODE       join code -> game id
   who:IDENTITY    JSON [game id, player id]
   tv:HASH         TV token hash -> game id
   active          set of unfinished game ids
+  outbox:CH       sorted set of games that may have undelivered CH messages
 """
 
 from __future__ import annotations
@@ -31,8 +35,11 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
+from adapters.store import redis_outbox
+from adapters.store.redis_outbox import RedisOutbox
 from gameflow.core.codec import decode_game, encode_game
 from gameflow.core.state import Game
+from service.outbox import OutboxMessage
 from service.ports import (
     DEFAULT_DEDUPE_TTL,
     DEFAULT_RETENTION,
@@ -48,11 +55,15 @@ return 1
 """
 
 # KEYS: game hash, log, idempotency key (or a dummy in the slot), the game's
-#   identity set, then the identity keys of the binds (none on a Cluster)
+#   identity set, then the identity keys of the binds (none on a Cluster),
+#   then the outbox's keys from index ARGV[9] on
 # ARGV: expected version, new version, snapshot, entry, has key, key ttl ms,
-#   retention ms, number of binds n, then n identities and, unless on a
-#   Cluster, their n directory values
-_COMMIT = """
+#   retention ms, number of binds n, where the outbox's keys and args start,
+#   then n identities and, unless on a Cluster, their n directory values, then
+#   the outbox's args (redis_outbox.LUA)
+_COMMIT = (
+    redis_outbox.LUA
+    + """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return {'missing', -1} end
 if ARGV[5] == '1' then
@@ -65,15 +76,17 @@ redis.call('HSET', KEYS[1], 'version', ARGV[2], 'snapshot', ARGV[3])
 if ARGV[5] == '1' then redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[6]) end
 local n = tonumber(ARGV[8])
 for i = 1, n do
-  redis.call('SADD', KEYS[4], ARGV[8 + i])
-  if KEYS[4 + i] then redis.call('SET', KEYS[4 + i], ARGV[8 + n + i]) end
+  redis.call('SADD', KEYS[4], ARGV[10 + i])
+  if 4 + i < tonumber(ARGV[9]) then redis.call('SET', KEYS[4 + i], ARGV[10 + n + i]) end
 end
+outbox(tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[7]))
 if tonumber(ARGV[7]) > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[7])
   redis.call('PEXPIRE', KEYS[2], ARGV[7])
 end
 return {'ok', tonumber(ARGV[2])}
 """
+)
 
 _EXPIRE_GAME = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -110,7 +123,7 @@ def _ms(seconds: float) -> int:
     return max(1, round(seconds * 1000))
 
 
-class RedisStore:
+class RedisStore(RedisOutbox):
     """The GameStore port on Redis (`redis.asyncio`; hiredis parses replies)."""
 
     def __init__(
@@ -137,6 +150,7 @@ class RedisStore:
         self._delete_if = client.register_script(_DELETE_IF)
         self._unbind = client.register_script(_UNBIND)
         self._swap_attr = client.register_script(_SWAP_ATTR)
+        self._init_outbox()
 
     @classmethod
     def from_url(cls, url: str, *, max_connections: int = 128, **kwargs: Any) -> RedisStore:
@@ -189,6 +203,7 @@ class RedisStore:
         entry: Mapping[str, Any],
         key: str | None = None,
         binds: Sequence[tuple[str, str]] = (),
+        outbox: Sequence[OutboxMessage] = (),
     ) -> CommitResult:
         hashed = self._game(game_id)
         keys = [hashed, hashed + ":log", f"{hashed}:k:{key or ''}", hashed + ":who"]
@@ -201,19 +216,24 @@ class RedisStore:
             _ms(self.dedupe_ttl),
             _ms(self.retention) if game.over else 0,
             len(binds),
+            0,
+            0,
         ]
         args.extend(identity for identity, _ in binds)
         values = [json.dumps([game_id, player]) for _, player in binds]
         if not self.cluster:  # a join's binding in the same script: no second round trip
             keys.extend(self._g("who:" + identity) for identity, _ in binds)
             args.extend(values)
-        status, version = await self._commit(keys=keys, args=args)
+        more_keys, more_args, later = self.outbox_parts(game_id, outbox)
+        args[8], args[9] = len(keys) + 1, len(args) + 1
+        status, version = await self._commit(keys=keys + more_keys, args=args + more_args)
         result = CommitResult(Status(status), int(version))
         if result.status is Status.OK:
-            if self.cluster and binds:
+            if self.cluster and (binds or later):
                 async with self.client.pipeline(transaction=False) as pipe:
                     for (identity, _), value in zip(binds, values, strict=True):
                         pipe.set(self._g("who:" + identity), value)
+                    self.flag_ready(pipe, game_id, later)
                     await pipe.execute()
             if game.over:
                 await self.finish(game_id)
@@ -244,6 +264,7 @@ class RedisStore:
         game = self._game(game_id)
         code, tv = await self.client.hmget(game, ["code", "tv"])
         await self._expire(keys=[game, self._log(game_id)], args=[ms])
+        await self.finish_outbox(game_id, ms)
         if code is not None:
             await self.release_code(str(code), game_id)
         if tv is not None:

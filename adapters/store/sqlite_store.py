@@ -29,6 +29,7 @@ from adapters.store import sqlite_outbox
 from adapters.store.sqlite_outbox import SqliteOutbox
 from gameflow.core.codec import decode_game, encode_game
 from gameflow.core.state import Game
+from service.outbox import OutboxMessage
 from service.ports import (
     DEFAULT_DEDUPE_TTL,
     DEFAULT_RETENTION,
@@ -36,7 +37,6 @@ from service.ports import (
     Status,
     check_id,
 )
-from service.outbox import OutboxMessage
 
 T = TypeVar("T")
 
@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS tv (hash TEXT PRIMARY KEY, game TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS attrs (
   game TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (game, name)
 );
-""" + sqlite_outbox.SCHEMA
+"""
 
 
 class SqliteStore(SqliteOutbox):
@@ -90,6 +90,7 @@ class SqliteStore(SqliteOutbox):
         db.execute(f"PRAGMA synchronous={synchronous}")
         db.execute("PRAGMA busy_timeout=30000")
         db.executescript(_SCHEMA)
+        db.executescript(sqlite_outbox.SCHEMA)
         self._db = db
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:

@@ -1,0 +1,327 @@
+"""The Redis store's outbox (service/outbox.py): a stream per game and channel.
+
+Keys, beside the game's own and with its hash tag (one slot on a Cluster):
+  {g:ID}:outs          set of the channels the game has an outbox on
+  {g:ID}:out:CH        stream of undelivered messages (fields k: key, p: payload)
+                       with one consumer group, "send"
+  {g:ID}:out:CH:keys   hash: i:KEY -> stream id (every key written: dedupe),
+                       d:KEY -> the ack's result (JSON)
+and one directory key per channel, outside the games' slots:
+  outbox:CH            sorted set: games that may have undelivered messages
+
+The commit's script writes the messages (`LUA`, shared with `append_outbox`):
+so they exist exactly when the input does. An ack is XACK + XDEL: the stream
+holds only what is undelivered (trimmed at once), the hash keeps the key.
+
+Finding the games with output: on one Redis the script also bumps the game in
+`outbox:CH` (any key may be named there: atomic, never lost); on a Cluster a
+script may not name keys of other slots, so it is bumped right after the commit
+and a crash in between loses the hint, not the messages: `finish` re-flags a
+finished game's outstanding channels (a crash before it leaves the game in the
+active set, which the service's sweep finishes again), and
+`outbox_ready(scan=True)` re-flags every active game with undelivered entries.
+A take that finds the stream empty drops the hint, only if it was not bumped
+meanwhile (compare-and-delete on its score). Pub/sub is not used: consumers
+poll `outbox:CH` (one small ZRANGE), and the worker that made a commit can wake
+its own consumer in-process.
+
+Hand-out: `take` is one script on the stream: refuse while any entry is
+pending and fresh (one batch out per game and channel: order per recipient),
+else XCLAIM the idle pending ones, then XREADGROUP new ones, in stream order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from service.outbox import (
+    DEFAULT_CLAIM_IDLE,
+    MAX_BATCH,
+    OutboxEntry,
+    OutboxMessage,
+    check_channel,
+    group_messages,
+)
+
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
+
+GROUP = "send"
+
+# A Lua function for the commit's and append's scripts. `ko`: the index in KEYS
+# of the game's channel set, followed per channel by its stream, its keys hash
+# and (ARGV[ao + 2] == '1') the ready set; `ao`: the index in ARGV of the game
+# id, then the number of channels, the ready flag, and per channel its name,
+# its number m of messages and m (key, payload) pairs. `ttl` (ms): expire the
+# keys with the game (0: as the game hash does, if it expires). Returns the
+# number of messages written (keys already written are skipped).
+LUA = """
+local function outbox(ko, ao, ttl)
+  local n = tonumber(ARGV[ao + 1])
+  if n == 0 then return 0 end
+  local ready = ARGV[ao + 2] == '1'
+  if ttl <= 0 then ttl = redis.call('PTTL', KEYS[1]) end
+  local k, a, added = ko + 1, ao + 3, 0
+  for _ = 1, n do
+    local stream, seen, m = KEYS[k], KEYS[k + 1], tonumber(ARGV[a + 1])
+    redis.call('SADD', KEYS[ko], ARGV[a])
+    if redis.call('EXISTS', stream) == 0 then
+      redis.call('XGROUP', 'CREATE', stream, 'send', '0', 'MKSTREAM')
+    end
+    local here = 0
+    for i = 1, m do
+      local key = ARGV[a + 2 * i]
+      if redis.call('HEXISTS', seen, 'i:' .. key) == 0 then
+        local id = redis.call('XADD', stream, '*', 'k', key, 'p', ARGV[a + 2 * i + 1])
+        redis.call('HSET', seen, 'i:' .. key, id)
+        here = here + 1
+      end
+    end
+    if ttl > 0 then
+      redis.call('PEXPIRE', stream, ttl)
+      redis.call('PEXPIRE', seen, ttl)
+      redis.call('PEXPIRE', KEYS[ko], ttl)
+    end
+    if ready then
+      if here > 0 then redis.call('ZINCRBY', KEYS[k + 2], 1, ARGV[ao]) end
+      k = k + 3
+    else
+      k = k + 2
+    end
+    a = a + 2 + 2 * m
+    added = added + here
+  end
+  return added
+end
+"""
+
+# KEYS: game hash, then the outbox keys (as LUA). ARGV: the outbox args.
+_APPEND = (
+    LUA
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return outbox(2, 1, 0)
+"""
+)
+
+# KEYS: stream, [ready set]. ARGV: consumer, count, min idle ms, game id.
+_TAKE = """
+local s = KEYS[1]
+if redis.call('XLEN', s) == 0 then
+  if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[4]) end
+  return {'empty'}
+end
+local count, idle = tonumber(ARGV[2]), tonumber(ARGV[3])
+local pending = redis.call('XPENDING', s, 'send', '-', '+', 1000)
+for _, p in ipairs(pending) do
+  if p[3] < idle then return {'busy'} end
+end
+local out, tries, ids = {'ok'}, {}, {}
+local function add(e, n)
+  local f, key, payload = e[2], nil, nil
+  for j = 1, #f, 2 do
+    if f[j] == 'k' then key = f[j + 1] elseif f[j] == 'p' then payload = f[j + 1] end
+  end
+  out[#out + 1] = key
+  out[#out + 1] = payload
+  out[#out + 1] = n
+end
+for i = 1, math.min(#pending, count) do
+  ids[i] = pending[i][1]
+  tries[ids[i]] = pending[i][4] + 1
+end
+if #ids > 0 then
+  for _, e in ipairs(redis.call('XCLAIM', s, 'send', ARGV[1], 0, unpack(ids))) do
+    add(e, tries[e[1]])
+  end
+end
+if #pending < count then
+  local got = redis.call('XREADGROUP', 'GROUP', 'send', ARGV[1], 'COUNT', count - #pending,
+    'STREAMS', s, '>')
+  if got then
+    for _, e in ipairs(got[1][2]) do add(e, 1) end
+  end
+end
+return out
+"""
+
+# KEYS: stream. ARGV: consumer.
+_RENEW = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local call = {'XCLAIM', KEYS[1], 'send', ARGV[1], 0}
+for _, p in ipairs(redis.call('XPENDING', KEYS[1], 'send', '-', '+', 1000, ARGV[1])) do
+  call[#call + 1] = p[1]
+end
+if #call == 5 then return 0 end
+call[#call + 1] = 'JUSTID'
+return #redis.call(unpack(call))
+"""
+
+# KEYS: stream, keys hash. ARGV: key, result. 1: first ack, 0: again, -1: unknown.
+_ACK = """
+local id = redis.call('HGET', KEYS[2], 'i:' .. ARGV[1])
+if not id then return -1 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('XACK', KEYS[1], 'send', id)
+  redis.call('XDEL', KEYS[1], id)
+end
+return redis.call('HSETNX', KEYS[2], 'd:' .. ARGV[1], ARGV[2])
+"""
+
+# KEYS: the channel set, then per channel stream and keys hash. ARGV: ttl ms,
+# then the channels' names. Returns the channels with undelivered messages.
+_EXPIRE = """
+local outstanding = {}
+for i = 1, #KEYS do
+  if redis.call('PTTL', KEYS[i]) == -1 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+end
+for c = 2, #ARGV do
+  if redis.call('XLEN', KEYS[2 * c - 2]) > 0 then outstanding[#outstanding + 1] = ARGV[c] end
+end
+return outstanding
+"""
+
+# KEYS: ready set. ARGV: game id, the score it had before the take.
+_UNFLAG = """
+local now = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if now and tonumber(now) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
+
+
+class RedisOutbox:
+    """The outbox methods of `RedisStore` (a mixin)."""
+
+    if TYPE_CHECKING:
+        client: aioredis.Redis
+        cluster: bool
+        prefix: str
+
+        def _game(self, game_id: str) -> str: ...
+
+    def _init_outbox(self) -> None:
+        self._append = self.client.register_script(_APPEND)
+        self._take = self.client.register_script(_TAKE)
+        self._renew = self.client.register_script(_RENEW)
+        self._ack = self.client.register_script(_ACK)
+        self._expire_outbox = self.client.register_script(_EXPIRE)
+        self._unflag = self.client.register_script(_UNFLAG)
+
+    def _stream(self, game_id: str, channel: str) -> str:
+        return f"{self._game(game_id)}:out:{check_channel(channel)}"
+
+    def _ready(self, channel: str) -> str:
+        return f"{self.prefix}outbox:{check_channel(channel)}"
+
+    def outbox_parts(
+        self, game_id: str, messages: Sequence[OutboxMessage]
+    ) -> tuple[list[str], list[str | int], list[str]]:
+        """KEYS and ARGV for `LUA` (to append to a script's, passing where they
+        start), and the channels whose ready hint goes after the script (a Cluster)."""
+        by = group_messages(messages)
+        keys = [self._game(game_id) + ":outs"]
+        args: list[str | int] = [game_id, len(by), "0" if self.cluster else "1"]
+        for channel, some in by.items():
+            stream = self._stream(game_id, channel)
+            keys += [stream, stream + ":keys"]
+            if not self.cluster:
+                keys.append(self._ready(channel))
+            args += [channel, len(some)]
+            for m in some:
+                args += [m.key, json.dumps(m.payload, ensure_ascii=False, separators=(",", ":"))]
+        return keys, args, list(by) if self.cluster else []
+
+    def flag_ready(self, pipe: Any, game_id: str, channels: Sequence[str]) -> None:
+        """Queue the ready hints of `channels` on a pipeline (Cluster: after the commit)."""
+        for channel in channels:
+            pipe.zincrby(self._ready(channel), 1, game_id)
+
+    async def append_outbox(self, game_id: str, messages: Sequence[OutboxMessage]) -> int:
+        keys, args, later = self.outbox_parts(game_id, messages)
+        added = int(await self._append(keys=[self._game(game_id), *keys], args=args))
+        if added and later:
+            async with self.client.pipeline(transaction=False) as pipe:
+                self.flag_ready(pipe, game_id, later)
+                await pipe.execute()
+        return added
+
+    async def finish_outbox(self, game_id: str, ms: int) -> None:
+        """A finished game: its outbox expires with it (unless it does already),
+        and its undelivered channels are flagged ready again (repairing a hint
+        lost on a Cluster)."""
+        channels = sorted(str(c) for c in await self.client.smembers(self._game(game_id) + ":outs"))
+        if not channels:
+            return
+        keys = [self._game(game_id) + ":outs"]
+        for channel in channels:
+            keys += [self._stream(game_id, channel), self._stream(game_id, channel) + ":keys"]
+        outstanding = await self._expire_outbox(keys=keys, args=[ms, *channels])
+        if outstanding:
+            async with self.client.pipeline(transaction=False) as pipe:
+                self.flag_ready(pipe, game_id, [str(c) for c in outstanding])
+                await pipe.execute()
+
+    async def outbox_ready(self, channel: str, *, scan: bool = False) -> list[str]:
+        ready = self._ready(channel)
+        if scan:
+            active = sorted(str(g) for g in await self.client.smembers(self.prefix + "active"))
+            async with self.client.pipeline(transaction=False) as pipe:
+                for game_id in active:
+                    pipe.xlen(self._stream(game_id, channel))
+                lengths = await pipe.execute()
+            behind = [g for g, n in zip(active, lengths, strict=True) if n]
+            if behind:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for game_id in behind:
+                        pipe.zincrby(ready, 1, game_id)
+                    await pipe.execute()
+        return sorted(str(g) for g in await self.client.zrange(ready, 0, -1))
+
+    async def take(
+        self,
+        channel: str,
+        game_id: str,
+        consumer: str,
+        *,
+        count: int = 100,
+        min_idle: float = DEFAULT_CLAIM_IDLE,
+    ) -> list[OutboxEntry]:
+        stream, ready = self._stream(game_id, channel), self._ready(channel)
+        args: list[str | int] = [
+            consumer,
+            max(1, min(count, MAX_BATCH)),
+            max(0, round(min_idle * 1000)),
+            game_id,
+        ]
+        if self.cluster:  # the ready set is in another slot: compare and delete after
+            score = await self.client.zscore(ready, game_id)
+            reply = await self._take(keys=[stream], args=args)
+            if reply[0] == "empty" and score is not None:
+                await self._unflag(keys=[ready], args=[game_id, repr(score)])
+        else:
+            reply = await self._take(keys=[stream, ready], args=args)
+        if reply[0] != "ok":
+            return []
+        items = reply[1:]
+        return [
+            OutboxEntry(
+                game_id, channel, str(items[i]), json.loads(items[i + 1]), int(items[i + 2])
+            )
+            for i in range(0, len(items), 3)
+        ]
+
+    async def renew(self, channel: str, game_id: str, consumer: str) -> int:
+        return int(await self._renew(keys=[self._stream(game_id, channel)], args=[consumer]))
+
+    async def ack(
+        self, channel: str, game_id: str, key: str, result: Mapping[str, Any] | None = None
+    ) -> bool:
+        stream = self._stream(game_id, channel)
+        text = json.dumps(dict(result or {}), ensure_ascii=False, separators=(",", ":"))
+        return int(await self._ack(keys=[stream, stream + ":keys"], args=[key, text])) == 1
+
+    async def delivered(self, channel: str, game_id: str, key: str) -> dict[str, Any] | None:
+        text = await self.client.hget(self._stream(game_id, channel) + ":keys", "d:" + key)
+        return None if text is None else dict(json.loads(text))
