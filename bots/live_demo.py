@@ -29,15 +29,13 @@ import socket
 import sys
 import tempfile
 from collections.abc import Callable
-from typing import Any
-
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from adapters.tv.demo import NAMES, _pick, demo_text, hold_text
 from adapters.tv.texts import TEXTS as TV_TEXTS
 from bots.app import build_runtime, create_app
 from bots.demo import reveal
 from bots.settings import load_settings
+from bots.streams import EndStreams, end_streams_on_exit
 from gameflow.core import actions as A
 from gameflow.core.engine import legal
 from gameflow.core.events import Event, Kind
@@ -79,62 +77,6 @@ class Narrator:
             name = msg(TV_TEXTS[key]) if key in TV_TEXTS else msg(game.phase.name)
             rounds = int(game.rules.config.rounds)
             self.line(demo_text("phase", round=game.phase.round, rounds=rounds, phase=name))
-
-
-class EndStreams:
-    """The app behind a switch that ends its open responses when the demo stops.
-
-    A TV page holds an event stream open, and uvicorn lets a stream run on at
-    shutdown until its grace time is out, then cancels it with a traceback in
-    the log. On `close()` every waiting `receive()` answers "disconnected", which
-    Starlette's streaming response takes as the viewer having left, and the
-    response's body is then ended here."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        self.closing = asyncio.Event()
-
-    def close(self) -> None:
-        self.closing.set()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def receive_or_close() -> Message:
-            if self.closing.is_set():
-                return {"type": "http.disconnect"}
-            got = asyncio.ensure_future(receive())
-            closed = asyncio.ensure_future(self.closing.wait())
-            await asyncio.wait({got, closed}, return_when=asyncio.FIRST_COMPLETED)
-            closed.cancel()
-            if got.done():
-                return got.result()
-            got.cancel()
-            return {"type": "http.disconnect"}
-
-        started = ended = False
-
-        async def send_and_see(message: Message) -> None:
-            nonlocal started, ended
-            started = started or message["type"] == "http.response.start"
-            ended = message["type"] == "http.response.body" and not message.get("more_body")
-            await send(message)
-
-        await self.app(scope, receive_or_close, send_and_see)
-        if self.closing.is_set() and started and not ended:
-            # the stream was cut short: end its body, so the viewer sees a
-            # finished response and uvicorn an answered request
-            with contextlib.suppress(Exception):
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-async def _end_streams_on_exit(server: Any, app: EndStreams) -> None:
-    """uvicorn takes Ctrl-C itself (it sets `should_exit`); follow it."""
-    while not server.should_exit:
-        await asyncio.sleep(0.05)
-    app.close()
 
 
 def listen(port: int) -> socket.socket:
@@ -183,7 +125,7 @@ async def play_live(
         config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
         server = uvicorn.Server(config)
         serving = asyncio.create_task(server.serve(sockets=[sock]))
-        ending = asyncio.create_task(_end_streams_on_exit(server, app))
+        ending = asyncio.create_task(end_streams_on_exit(server, app))
         try:
             while not server.started:
                 if serving.done():

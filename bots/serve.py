@@ -241,7 +241,8 @@ def serve(settings: Settings) -> int:
     import uvicorn
 
     from adapters.tv import logfilter
-    from bots import logsafe
+    from bots import logsafe, streams
+    from bots.streams import EndStreams
 
     logging.basicConfig(
         level=settings.log_level,
@@ -253,7 +254,7 @@ def serve(settings: Settings) -> int:
     rt = build_runtime(settings)
     sched = scheduler_for(rt)
     background = [sched] if sched is not None else []
-    app = create_app(rt, background=background)
+    app = EndStreams(create_app(rt, background=background))
     for line in banner(rt):
         print(line, flush=True)
     logfilter.install()  # TV tokens never reach the access log
@@ -266,7 +267,7 @@ def serve(settings: Settings) -> int:
         proxy_headers=True,
         timeout_graceful_shutdown=10,
     )
-    uvicorn.Server(config).run()
+    streams.run(uvicorn.Server(config), app)
     return 0
 
 
