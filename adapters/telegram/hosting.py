@@ -21,7 +21,13 @@ from telegram.ext import ContextTypes
 
 from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
 from adapters.telegram.language import user_lang
-from adapters.telegram.notifier import TelegramNotifier, chat_of, identity
+from adapters.telegram.notifier import (
+    CONFIRMING,
+    Confirming,
+    TelegramNotifier,
+    chat_of,
+    identity,
+)
 from adapters.telegram.outbound import Priority
 from gameflow.core import actions as A
 from gameflow.core.rules import known_games
@@ -166,7 +172,16 @@ class Hosting:
         if isinstance(action, Msg):
             self.reply(chat, render(action, game.lang))
             return
-        outcome = await self.submit(update, game.id, action)
+        confirming = None
+        host_chat = chat_of(me)
+        if type(action) in CONFIRM and host_chat is not None:
+            text = render(CONFIRM[type(action)], game.lang)
+            confirming = Confirming(game.id, host_chat, text)
+        token = CONFIRMING.set(confirming)
+        try:
+            outcome = await self.submit(update, game.id, action)
+        finally:
+            CONFIRMING.reset(token)
         refusal = self.refusal(outcome)
         if refusal is not None:
             self.reply(chat, refusal)
@@ -174,6 +189,8 @@ class Hosting:
             return
         elif isinstance(action, A.SetLanguage | A.Kick):
             self.reply(chat, render(N_("Done."), outcome.game.lang))
+        elif confirming is not None and confirming.done:
+            return  # it went out with the commit's news, in one message
         elif type(action) in CONFIRM:
             self.confirm(outcome.game, me, render(CONFIRM[type(action)], outcome.game.lang))
 

@@ -137,6 +137,23 @@ class Acting:
 ACTING: contextvars.ContextVar[Acting | None] = contextvars.ContextVar("acting", default=None)
 
 
+@dataclass(slots=True)
+class Confirming:
+    """Set by a host command around its `submit`: its confirmation joins the
+    news that the commit sends to the host's chat (one message, whatever the
+    sender's timing), and `done` says it did; otherwise the handler sends it."""
+
+    game_id: str
+    chat: int
+    text: str
+    done: bool = False
+
+
+CONFIRMING: contextvars.ContextVar[Confirming | None] = contextvars.ContextVar(
+    "confirming", default=None
+)
+
+
 def owes(game: Game, player: str) -> bool:
     """Does `player` owe an answer now (an open question)? Never for the dead,
     banished or sitting out."""
@@ -320,11 +337,19 @@ class TelegramNotifier:
         # from the deal on, everyone follows the game by message.
         lobby = game.phase.name == LOBBY
         seen: set[int] = set()
+        confirming = CONFIRMING.get()
         for who in (game.host, *(() if lobby else game.players)):
             chat = chat_of(who)
             if chat is not None and chat not in seen:
                 seen.add(chat)
-                self.news.add(chat, public, lang, label="lobby" if lobby else "news")
+                parts = public
+                if (
+                    confirming is not None
+                    and (confirming.game_id, confirming.chat) == (game.id, chat)
+                    and not confirming.done
+                ):
+                    parts, confirming.done = [*public, confirming.text], True
+                self.news.add(chat, parts, lang, label="lobby" if lobby else "news")
 
     # -- keeping the questions in step ---------------------------------------------------
 
