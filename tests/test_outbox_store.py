@@ -310,15 +310,15 @@ def test_a_renewed_batch_is_not_claimed(make_store: Any) -> None:
             game = lobby(3)
             await store.create(game)
             await commit(store, game, [msg("a"), msg("b")])
-            assert len(await store.take(TG, "g1", "slow", min_idle=0.6)) == 2
-            await asyncio.sleep(0.4)
+            assert len(await store.take(TG, "g1", "slow", min_idle=1.0)) == 2
+            await asyncio.sleep(0.6)
             assert await store.renew(TG, "g1", "slow") == 2  # waiting on a 429, alive
             assert await store.renew(TG, "g1", "other") == 0
-            await asyncio.sleep(0.4)  # 0.8 s since the take, 0.4 since the renewal
-            assert await store.take(TG, "g1", "eager", min_idle=0.6) == []
+            await asyncio.sleep(0.6)  # 1.2 s since the take, 0.6 since the renewal
+            assert await store.take(TG, "g1", "eager", min_idle=1.0) == []
             await store.ack(TG, "g1", "a")
-            await asyncio.sleep(0.35)
-            got = await store.take(TG, "g1", "eager", min_idle=0.6)
+            await asyncio.sleep(0.5)
+            got = await store.take(TG, "g1", "eager", min_idle=1.0)
             assert [(e.key, e.attempts) for e in got] == [("b", 2)]
 
     run(go())
