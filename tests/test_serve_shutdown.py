@@ -34,6 +34,7 @@ from tests.test_setup_sms_server import (
     _env_file,
     _free_port,
     _replies,
+    wait_healthy,
 )
 
 pytestmark = pytest.mark.statuspage
@@ -59,15 +60,7 @@ def test_serve_stops_at_once_with_tvs_watching() -> None:
         reader = threading.Thread(target=lambda: out.extend(proc.stdout or ()), daemon=True)
         reader.start()
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                assert time.monotonic() < deadline and proc.poll() is None, "".join(out)
-                time.sleep(0.05)
+            wait_healthy(proc, port, lambda: "".join(out))
             tunnel = Tunnel(TUNNEL_HOST, port)
             try:
                 with tunnel.client() as client:

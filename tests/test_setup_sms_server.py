@@ -33,7 +33,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -64,6 +64,19 @@ def _free_port() -> int:
 
 
 # -- the server, as docs/hosts.md starts it ------------------------------------------
+
+
+def wait_healthy(proc: subprocess.Popen[str], port: int, log: Callable[[], str]) -> None:
+    """Until `serve` on `port` answers /healthz (20 s at most, and never once it died)."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline and proc.poll() is None, log()
+        time.sleep(0.05)
 
 
 @dataclass
@@ -116,15 +129,7 @@ def serve(tmp_path: Path) -> Iterator[Any]:
         else:
             pytest.fail("serve ended: " + "\n".join(banner))
         threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep draining
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline and proc.poll() is None, banner
-            time.sleep(0.05)
+        wait_healthy(proc, port, lambda: "\n".join(banner))
         return Served(proc, port, banner)
 
     yield start
