@@ -54,6 +54,7 @@ from service.games import GameService, Outcome
 from service.ports import GameStore
 
 if TYPE_CHECKING:
+    from adapters.ratelimit import Limiter
     from adapters.sms.directory import Directory
 
 log = logging.getLogger("muldvarp.app")
@@ -248,6 +249,33 @@ def build_runtime(
     return rt
 
 
+# -- channel wiring: the send limits ------------------------------------------------
+
+
+def open_limiter(settings: Settings) -> Limiter:
+    """The platforms' send limits, counted for every worker at once: in Redis
+    (under the same prefix) when `REDIS_URL` is set, else in this process."""
+    from adapters.ratelimit import MemoryLimiter, RedisLimiter
+
+    if settings.redis_url:
+        return RedisLimiter.from_url(settings.redis_url, prefix=settings.redis_prefix)
+    return MemoryLimiter()
+
+
+def wire_outbound(settings: Settings, outbound: Any) -> None:
+    """Telegram's outbound queue: shared buckets at the configured limits, and
+    its Bot API calls on a send loop of their own (off the webhook's loop)."""
+    from adapters.ratelimit import Rate, TelegramRates
+    from adapters.sendloop import SendLoop
+
+    rates = TelegramRates(
+        bot=Rate(settings.telegram_rate_bot),
+        private=Rate(settings.telegram_rate_chat),
+        group=Rate(settings.telegram_rate_group, 60.0),
+    )
+    outbound.use(limiter=open_limiter(settings), rates=rates, send_loop=SendLoop("telegram-send"))
+
+
 # -- channel wiring: Telegram ------------------------------------------------------
 
 
@@ -272,6 +300,7 @@ def wire_telegram(rt: Runtime) -> Channel | None:
             polling=True,
             tv_link=rt.tv_link,
         )
+        wire_outbound(s, adapter.outbound)
 
         async def start_polling() -> None:
             await tg.start_polling(application, adapter)
@@ -284,6 +313,7 @@ def wire_telegram(rt: Runtime) -> Channel | None:
     hook = tg.from_env(rt.service, env, tv_link=rt.tv_link)
     if hook is None:
         return None
+    wire_outbound(s, hook.tg.outbound)
 
     async def start_webhook() -> None:
         await hook.startup()
@@ -312,6 +342,7 @@ def wire_sms(rt: Runtime) -> Channel | None:
     directory = open_sms_directory(s)
     sms_settings = settings_mod.SmsSettings.from_env(s.channel_env())
     adapter = webhook.create_sms(rt.service, sms_settings, directory=directory, tv_link=rt.tv_link)
+    adapter.outbox.limiter = open_limiter(s)  # the sender's rate, for all workers
     return Channel("sms", "webhook", list(webhook.routes(adapter)), None, adapter.close)
 
 

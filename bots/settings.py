@@ -75,6 +75,13 @@ class Settings(BaseSettings):
     telegram_bot_token: str | None = Field(None, validation_alias="TELEGRAM_BOT_TOKEN")
     telegram_webhook_secret: str | None = Field(None, validation_alias="TELEGRAM_WEBHOOK_SECRET")
     telegram_api_base_url: str | None = Field(None, validation_alias="TELEGRAM_API_BASE_URL")
+    # Telegram's send limits, held by all workers together (adapters/ratelimit.py).
+    # The bot's is kept 7% under Telegram's 30/s: messages sent on exact slots
+    # reach Telegram with network jitter, which bunches them (measured at the
+    # fake Bot API with two workers on a loaded machine: 32 in a 1 s window at 30/s).
+    telegram_rate_bot: float = Field(28.0, validation_alias="TELEGRAM_RATE_BOT", ge=0)
+    telegram_rate_chat: float = Field(1.0, validation_alias="TELEGRAM_RATE_CHAT", ge=0)
+    telegram_rate_group: float = Field(20.0, validation_alias="TELEGRAM_RATE_GROUP", ge=0)
 
     # SMS (Twilio)
     twilio_account_sid: str | None = Field(None, validation_alias="TWILIO_ACCOUNT_SID")

@@ -4,7 +4,8 @@ It speaks the Bot API's HTTP wire format (`POST /bot<TOKEN>/<method>`, form or
 JSON parameters, `{"ok": true, "result": ...}` answers), keeps the messages it
 was asked to send or edit per chat, records every call in order, and can answer
 the next calls of a method with 429 and a `retry_after` (Telegram's flood
-control) on demand. PTB is pointed at it with `ApplicationBuilder().base_url()`;
+control) on demand; each call keeps the time it arrived, so tests measure
+the rates a bot kept. PTB is pointed at it with `ApplicationBuilder().base_url()`;
 nothing in the client library is patched.
 
 `Users` builds the updates simulated people send: commands (with the
@@ -20,6 +21,7 @@ import itertools
 import json
 import math
 import socket
+import time
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -49,6 +51,7 @@ T0 = 1_800_000_000
 class Call:
     method: str
     params: dict[str, Any]
+    at: float = field(default_factory=time.monotonic)  # when it arrived (rate checks)
 
     @property
     def chat_id(self) -> int | None:

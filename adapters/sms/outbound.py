@@ -2,8 +2,9 @@
 
 A long code sends about one message per second; faster, Twilio queues and then
 refuses. One FIFO queue per sender (phone number or Messaging Service), drained
-by one task at `rate` messages per second, keeps every player's texts in the
-order they were made (a menu never overtakes the result it follows). Sending is
+by one task at `rate` messages per second (the sender's bucket in a `Limiter`,
+adapters/ratelimit.py: shared through Redis, so all workers together keep to
+it), keeps every player's texts in the order they were made (a menu never overtakes the result it follows). Sending is
 the twilio REST client's async API (`client.messages.create_async`), with a
 status callback URL so deliveries are recorded; a text that Twilio refuses
 outright is recorded as failed, and if it carried private information the host
@@ -33,6 +34,7 @@ from twilio.http import AsyncHttpClient
 from twilio.http.response import Response
 from twilio.rest import Client
 
+from adapters.ratelimit import Limiter, MemoryLimiter, sms_bucket
 from adapters.sms.directory import Directory
 from adapters.sms.settings import TWILIO_API, SmsSettings
 
@@ -112,6 +114,7 @@ class Outbox:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        limiter: Limiter | None = None,
     ) -> None:
         self.client = client
         self.settings = settings
@@ -120,6 +123,7 @@ class Outbox:
         self.sleep = sleep
         self.clock = clock
         self.wall = wall
+        self.limiter: Limiter = limiter or MemoryLimiter(clock)
         self._queues: dict[str, asyncio.Queue[OutMessage]] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
         self.sent = 0
@@ -147,25 +151,38 @@ class Outbox:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._workers.clear()
+        with contextlib.suppress(Exception):
+            await self.limiter.close()
         http = getattr(self.client, "http_client", None)
         if isinstance(http, AiohttpClient):
             await http.close()
 
     async def _drain(self, sender: str, queue: asyncio.Queue[OutMessage]) -> None:
-        interval = 1.0 / self.settings.rate if self.settings.rate > 0 else 0.0
-        next_at = self.clock()
         while True:
             message = await queue.get()
             try:
-                wait = next_at - self.clock()
-                if wait > 0:
-                    await self.sleep(wait)
-                next_at = max(next_at, self.clock()) + interval
+                await self._pace(sender)
                 await self._send_one(message)
             except Exception:  # one bad message must not stop the queue
                 log.exception("sending a text failed")
             finally:
                 queue.task_done()
+
+    async def _pace(self, sender: str) -> None:
+        """Wait for a slot in the sender's bucket (every worker's texts count)."""
+        if self.settings.rate <= 0:
+            return
+        bucket = sms_bucket(sender, self.settings.rate)
+        while True:
+            try:
+                grant = await self.limiter.reserve([bucket])
+            except Exception as exc:  # Redis away: wait and ask again, never drop
+                log.warning("rate limiter unavailable (%s)", exc)
+                await self.sleep(1.0)
+                continue
+            if grant.ok:
+                return
+            await self.sleep(grant.wait)
 
     async def _send_one(self, m: OutMessage) -> None:
         kwargs: dict[str, Any] = {"to": m.to, "body": m.body}

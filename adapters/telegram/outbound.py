@@ -9,10 +9,22 @@ they were queued (a chat's next call starts only when its previous one is done).
 Across chats, a chat whose next call is a prompt for the current phase is served
 before chats whose next call is chatter (lobby news, announcements).
 
+The limits themselves are buckets of a `Limiter` (adapters/ratelimit.py): in
+memory for one process, in Redis when several workers share a bot, so that all
+of them together keep to Telegram's limits. Before each call the queue asks the
+limiter for a slot on the bot's bucket and the chat's; a chat whose bucket is
+busy (this worker's sends or another's) waits without holding up other chats,
+and a full bot bucket holds everything back. The queue still decides the order
+(priority, then age); the limiter only says when. A 429 also holds the chat's
+bucket for `retry_after`, for every worker.
+
 Time is injected (`clock`, `sleep`) so tests run the limits on a virtual clock.
 Edits answering a player's own tap (`paced=False`) skip the per-chat spacing,
 which Telegram applies to new messages; they still count against the bot's
 overall rate.
+
+With a `SendLoop`, the Bot API calls themselves run on an event loop of their
+own in a thread (adapters/sendloop.py), not on the webhook's loop.
 """
 
 from __future__ import annotations
@@ -29,15 +41,30 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import IntEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
+from adapters.ratelimit import (
+    Bucket,
+    Limiter,
+    MemoryLimiter,
+    Rate,
+    TelegramRates,
+    bot_scope,
+    telegram_buckets,
+)
+from adapters.sendloop import SLOT, SendLoop, Slot, ThreadedBot
+
 log = logging.getLogger(__name__)
 
 
+T = TypeVar("T")
+# Slots are reserved up to this far ahead when a send loop sends: the handover
+# from this loop may be late by that much without the slot being missed.
+LOOKAHEAD = 0.1
 PRUNE_AT = 10_000  # chats with pacing times kept before the past ones are pruned
 
 
@@ -60,6 +87,7 @@ class Job:
     label: str = ""
     order: int = 0
     attempts: int = 0
+    slot: Slot | None = None  # the reserved send time, when sent from a send loop
 
 
 @dataclass(slots=True)
@@ -67,6 +95,7 @@ class Stats:
     sent: int = 0
     retried_429: int = 0
     retried_network: int = 0
+    limiter_errors: int = 0
     failed: int = 0
     waited: float = 0.0
     log: list[tuple[int, str]] = field(default_factory=list)  # (chat, label) in dispatch order
@@ -93,11 +122,19 @@ class Outbound:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         keep_log: bool = False,
+        rates: TelegramRates | None = None,
+        limiter: Limiter | None = None,
+        send_loop: SendLoop | None = None,
     ) -> None:
         self.bot = bot
-        self.gap = 1.0 / per_second if per_second > 0 else 0.0
-        self.private_interval = private_interval
-        self.group_interval = group_interval
+        self.rates = rates or TelegramRates(
+            bot=Rate(per_second),
+            private=Rate(1.0 if private_interval > 0 else 0.0, private_interval),
+            group=Rate(1.0 if group_interval > 0 else 0.0, group_interval),
+        )
+        self.limiter: Limiter = limiter or MemoryLimiter(clock)
+        self.send_loop = send_loop
+        self.scope = bot_scope(getattr(bot, "token", None) or 0)
         self.network_retry = network_retry
         self.clock = clock
         self.sleep = sleep
@@ -117,6 +154,23 @@ class Outbound:
         self._idle.set()
         self._waiting_for_time = False  # the runner sleeps until a job may go
         self._runner: asyncio.Task[None] | None = None
+        self._caller: Any = bot  # what the calls are given: the bot, or its threaded twin
+
+    def use(
+        self,
+        *,
+        limiter: Limiter | None = None,
+        rates: TelegramRates | None = None,
+        send_loop: SendLoop | None = None,
+    ) -> None:
+        """Wiring (bots/app.py), before `start`: shared buckets, the limits, and
+        a send loop of its own."""
+        if limiter is not None:
+            self.limiter = limiter
+        if rates is not None:
+            self.rates = rates
+        if send_loop is not None:
+            self.send_loop = send_loop
 
     # -- producer side ------------------------------------------------------------
 
@@ -155,6 +209,11 @@ class Outbound:
 
     async def start(self) -> None:
         if self._runner is None:
+            if self.send_loop is not None:
+                self.send_loop.start()
+                threaded = ThreadedBot(self.bot, self.send_loop, self.limiter)
+                await threaded.open()
+                self._caller = threaded
             self._runner = asyncio.create_task(self._run(), name="telegram-outbound")
 
     async def join(self) -> None:
@@ -180,11 +239,19 @@ class Outbound:
             self._runner = None
         for task in list(self._tasks):
             task.cancel()
+        with contextlib.suppress(Exception):
+            await self._limit(self.limiter.close)
+        if isinstance(self._caller, ThreadedBot):
+            with contextlib.suppress(Exception):
+                await self._caller.close()
+            self._caller = self.bot
+        if self.send_loop is not None and self.send_loop.loop is not None:
+            self.send_loop.stop()
 
     # -- the scheduler --------------------------------------------------------------
 
-    def _interval(self, chat_id: int) -> float:
-        return self.group_interval if chat_id < 0 else self.private_interval
+    def _chat_rate(self, chat_id: int) -> Rate:
+        return self.rates.group if chat_id < 0 else self.rates.private
 
     def _ready_at(self, chat: int) -> float:
         head = self._chats[chat][0]
@@ -248,15 +315,64 @@ class Outbound:
                 continue
             if len(self._next_chat) > PRUNE_AT:
                 self._prune(now)
-            self._busy.add(job.chat_id)
+            chat = job.chat_id
+            self._busy.add(chat)
+            try:
+                wait = await self._slot(job, now)
+            except asyncio.CancelledError:  # stopped while asking: keep the job
+                wait = None
+                raise
+            finally:
+                if wait is None:
+                    self._chats.setdefault(chat, deque()).appendleft(job)
+                    self._busy.discard(chat)
+            if wait is None:  # not yet: back to the head of its chat's queue
+                self._schedule(chat)
+                continue
             if self.keep_log and job.attempts == 0:
-                self.stats.log.append((job.chat_id, job.label))
-            self._next_any = now + self.gap
-            if job.paced:
-                self._next_chat[job.chat_id] = now + self._interval(job.chat_id)
-            task = asyncio.create_task(self._deliver(job))
+                self.stats.log.append((chat, job.label))
+            task = asyncio.create_task(self._deliver(job, wait))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    async def _slot(self, job: Job, now: float) -> float | None:
+        """Reserve the job's slot in the limiter: seconds until it may go, or
+        None when not yet (then note until when, so that this worker asks again
+        only when a slot may be free: for the chat, or for the whole bot)."""
+        chat = job.chat_id
+        buckets = telegram_buckets(self.scope, self.rates, chat, paced=job.paced)
+        try:
+            if isinstance(self._caller, ThreadedBot):
+                grant, at = await self._limit(lambda: self._caller.reserve(buckets, LOOKAHEAD))
+                job.slot = (at, buckets)
+            else:
+                grant = await self.limiter.reserve(buckets)
+        except Exception as exc:  # Redis away: wait and ask again, never drop
+            self.stats.limiter_errors += 1
+            log.warning("rate limiter unavailable (%s); holding chat %s", exc, chat)
+            self._blocked[chat] = self.clock() + self.network_retry
+            return None
+        # What this worker knows the buckets cannot allow before: a hint that
+        # spares asking the limiter in vain (another worker may make it later).
+        ahead = LOOKAHEAD if isinstance(self._caller, ThreadedBot) else 0.0
+        for i, b in enumerate(buckets):
+            at = now + grant.wait + b.rate.interval - b.rate.tolerance - ahead if grant.ok else 0.0
+            if not grant.ok and i == grant.blocker:
+                at = now + grant.wait
+            if b.name == "bot":
+                self._next_any = max(self._next_any, at)
+            else:
+                self._next_chat[chat] = max(self._next_chat.get(chat, 0.0), at)
+        if not grant.ok:
+            return None
+        return 0.0 if isinstance(self._caller, ThreadedBot) else grant.wait  # (it waits there)
+
+    async def _limit(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Limiter calls run where the limiter's connections live: on the send
+        loop when there is one."""
+        if isinstance(self._caller, ThreadedBot):
+            return await self._caller.send_loop.run(work)
+        return await work()
 
     def _prune(self, now: float) -> None:
         """Forget pacing and blocking times already past (they hold nothing
@@ -278,17 +394,25 @@ class Outbound:
                     with contextlib.suppress(asyncio.CancelledError):
                         await t
 
-    async def _deliver(self, job: Job) -> None:
+    async def _deliver(self, job: Job, wait: float = 0.0) -> None:
         chat = job.chat_id
         requeue = False
         try:
+            if wait > 0:
+                await self.sleep(wait)
             job.attempts += 1
-            result = await job.call(self.bot)
+            token = SLOT.set(job.slot)
+            try:
+                result = await job.call(self._caller)
+            finally:
+                SLOT.reset(token)
         except RetryAfter as exc:
             wait = retry_seconds(exc)
             self.stats.retried_429 += 1
+            job.slot = None
             self._blocked[chat] = self.clock() + wait
             requeue = True
+            await self._hold(chat, wait)
         except (Forbidden, BadRequest) as exc:
             if "not modified" in str(exc).lower():
                 self._done(job, None)
@@ -314,6 +438,15 @@ class Outbound:
             self._busy.discard(chat)
             self._schedule(chat)
             self._wake.set()
+
+    async def _hold(self, chat: int, seconds: float) -> None:
+        """Tell every worker: nothing to this chat for `seconds` (a 429)."""
+        bucket = Bucket(self.scope, f"chat:{chat}", self._chat_rate(chat))
+        try:
+            await self._limit(lambda: self.limiter.hold(bucket, seconds))
+        except Exception as exc:
+            self.stats.limiter_errors += 1
+            log.warning("rate limiter unavailable (%s); chat %s held here only", exc, chat)
 
     def _done(self, job: Job, result: Any) -> None:
         self.stats.sent += 1
