@@ -108,9 +108,10 @@ async def export_game(store: GameStore, game: str) -> dict[str, Any]:
 
 
 def open_store(url: str) -> GameStore:
-    """A store from `--store`: redis://... (or rediss://, unix://), else a SQLite
-    file path, which must exist (an export creates nothing)."""
-    if url.startswith(("redis://", "rediss://", "unix://")):
+    """A store from `--store`: redis://... (or rediss://, unix://, a Cluster's
+    redis+cluster://), else a SQLite file path, which must exist (an export
+    creates nothing)."""
+    if url.startswith(("redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")):
         from adapters.store.redis_store import RedisStore
 
         return RedisStore.from_url(url)

@@ -112,11 +112,10 @@ class LeaderScheduler:
         return self.state
 
     async def start(self) -> None:
-        from redis.asyncio import Redis
-
+        from adapters.redis_url import async_client
         from scheduler.service_ports import WakeNotifier
 
-        self._redis = Redis.from_url(self.url)
+        self._redis = async_client(self.url)  # a RedisCluster for redis+cluster://
         self.rt.service.notifiers.append(WakeNotifier(self._redis, self.prefix))
         if self.candidate:
             self._task = asyncio.create_task(self._run())

@@ -189,9 +189,9 @@ class Settings(BaseSettings):
     @field_validator("redis_url")
     @classmethod
     def _redis(cls, value: str | None) -> str | None:
-        if value is not None and urlsplit(value).scheme not in ("redis", "rediss", "unix"):
-            raise ValueError("must start with redis://, rediss:// or unix://")
-        return value
+        from adapters.redis_url import check  # redis+cluster:// for a Cluster
+
+        return None if value is None else check(value)
 
     @field_validator("redis_prefix")
     @classmethod

@@ -59,6 +59,12 @@ def sync_twin(client: Any, timeout: float) -> redis.Redis:
     """A synchronous client to the same server, database and user as the
     asyncio `client`, with `timeout` on every socket operation (a renewal that
     hangs must not hold the thread past the lease)."""
+    from redis.asyncio.cluster import RedisCluster
+
+    if isinstance(client, RedisCluster):
+        from adapters.redis_url import sync_cluster
+
+        return sync_cluster(client, timeout)  # type: ignore[return-value]
     pool = client.connection_pool
     kwargs = {k: v for k, v in pool.connection_kwargs.items() if k in _COPY or k.startswith("ssl_")}
     cls = getattr(redis.connection, pool.connection_class.__name__, redis.connection.Connection)

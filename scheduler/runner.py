@@ -58,6 +58,13 @@ def say(what: str, **fields: object) -> None:
     print(f"{what} {tail}".rstrip(), flush=True)
 
 
+def _client(url: str) -> Any:
+    """One Redis, or a RedisCluster for a redis+cluster:// URL."""
+    from adapters.redis_url import async_client
+
+    return async_client(url)
+
+
 def load_factory(spec: str) -> Factory:
     module, _, name = spec.partition(":")
     factory: Factory = getattr(importlib.import_module(module), name or "from_env")
@@ -254,7 +261,7 @@ async def serve(
 ) -> None:
     """The whole process: a candidate until `stop`, then release the lease."""
     stop = stop or asyncio.Event()
-    redis = Redis.from_url(url)
+    redis = _client(url)
     source, sink = factory(redis, prefix)
     lease = Lease(redis, lease_key or f"{prefix}scheduler:leader", ttl_ms=ttl_ms)
     try:

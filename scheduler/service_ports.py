@@ -117,6 +117,14 @@ def redis_service(redis: Any, prefix: str) -> tuple[StoreSource, ServiceSink]:
     from service.games import GameService
 
     # The store reads replies as text: give it a decoding client on the same server.
+    if getattr(redis, "nodes_manager", None) is not None:  # a RedisCluster
+        from redis.asyncio.cluster import RedisCluster
+
+        node = next(iter(redis.nodes_manager.startup_nodes.values()))
+        kw = {k: v for k, v in redis.connection_kwargs.items() if k in ("username", "password")}
+        cluster = RedisCluster(host=node.host, port=node.port, decode_responses=True, **kw)
+        store = RedisStore(cluster, prefix=prefix)
+        return StoreSource(store), ServiceSink(GameService(store), store)
     pool = redis.connection_pool
     kwargs = {**pool.connection_kwargs, "decode_responses": True}
     text = Redis(connection_pool=ConnectionPool(connection_class=pool.connection_class, **kwargs))

@@ -28,8 +28,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.typing import EncodableT, FieldT
 
+from adapters.redis_url import cluster_client, is_cluster
 from adapters.sms.directory import Received, Sent
 from service.ports import DEFAULT_RETENTION
 
@@ -57,7 +59,7 @@ class RedisDirectory:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: aioredis.Redis | RedisCluster,
         *,
         prefix: str = "muldvarp:",
         retention: float = DEFAULT_RETENTION,
@@ -73,7 +75,10 @@ class RedisDirectory:
     def from_url(cls, url: str, *, max_connections: int = 64, **kwargs: Any) -> RedisDirectory:
         """A directory with a connection pool of its own. The pool blocks when all
         `max_connections` are busy (redis-py's default pool raises instead), so
-        a burst of webhooks waits its turn rather than failing."""
+        a burst of webhooks waits its turn rather than failing. A
+        redis+cluster:// URL gives a `RedisCluster` client (adapters/redis_url.py)."""
+        if is_cluster(url):
+            return cls(cluster_client(url, decode_responses=True), **kwargs)
         pool = aioredis.BlockingConnectionPool.from_url(
             url, decode_responses=True, max_connections=max_connections, timeout=10
         )
@@ -186,4 +191,7 @@ class RedisDirectory:
         return Sent(sid, str(phone), _opt(player), _opt(game), secret == "1", str(status))
 
     async def close(self) -> None:
-        await self.client.aclose(close_connection_pool=True)
+        if isinstance(self.client, RedisCluster):
+            await self.client.aclose()  # its pools are its own
+        else:
+            await self.client.aclose(close_connection_pool=True)

@@ -47,6 +47,7 @@ from service.outbox import (
 
 if TYPE_CHECKING:
     import redis.asyncio as aioredis
+    from redis.asyncio.cluster import RedisCluster
 
 GROUP = "send"
 
@@ -195,7 +196,7 @@ class RedisOutbox:
     """The outbox methods of `RedisStore` (a mixin)."""
 
     if TYPE_CHECKING:
-        client: aioredis.Redis
+        client: aioredis.Redis | RedisCluster
         cluster: bool
         prefix: str
 

@@ -35,6 +35,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
+from adapters.redis_url import cluster_client, is_cluster
 from adapters.store import redis_outbox
 from adapters.store.redis_outbox import RedisOutbox
 from gameflow.core.codec import decode_game, encode_game
@@ -128,7 +129,7 @@ class RedisStore(RedisOutbox):
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: aioredis.Redis | RedisCluster,
         *,
         prefix: str = "muldvarp:",
         retention: float = DEFAULT_RETENTION,
@@ -157,7 +158,10 @@ class RedisStore(RedisOutbox):
         """A store with a connection pool of its own that *waits* when all
         `max_connections` are busy (redis-py's default pool raises "Too many
         connections" instead, which under a burst of webhooks turned inputs into
-        errors). A `max_connections` in the URL wins."""
+        errors). A `max_connections` in the URL wins. A redis+cluster:// URL
+        gives a `RedisCluster` client (adapters/redis_url.py)."""
+        if is_cluster(url):
+            return cls(cluster_client(url, decode_responses=True), **kwargs)
         pool = aioredis.BlockingConnectionPool.from_url(
             url, decode_responses=True, max_connections=max_connections, timeout=10
         )

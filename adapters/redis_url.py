@@ -1,0 +1,114 @@
+"""`REDIS_URL` to a client: one Redis, or a Redis Cluster.
+
+One setting names the store in every process (the workers, `python -m
+scheduler.runner --redis`, `muldvarp export`, the tests' child processes), so
+the Cluster is a URL scheme, not a second setting that could disagree with it:
+
+  redis://host:port/0, rediss://..., unix://...   one Redis (or a primary
+                                                   behind a failover proxy)
+  redis+cluster://host:port, rediss+cluster://... a Redis Cluster: any one
+                                                   node (or a managed service's
+                                                   configuration endpoint);
+                                                   the client finds the rest
+
+On a Cluster the clients are redis-py's `RedisCluster`: it reads the slot map,
+sends each command to its slot's master, follows MOVED/ASK, and on a
+connection error re-reads the map (how it finds a promoted replica). The keys
+are laid out for it: a game's keys share the hash tag `{g:ID}` (one slot, so
+one script), and no script or transaction names keys of two slots.
+
+A Cluster client keeps a pool per node that does not wait when full (it
+raises): `max_connections` (the URL's, or the default below) is per node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import redis
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+
+SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
+CLUSTER_MAX_CONNECTIONS = 1000  # per node: a burst of webhooks must not hit it
+
+
+def is_cluster(url: str) -> bool:
+    return urlsplit(url).scheme.endswith("+cluster")
+
+
+def plain(url: str) -> str:
+    """`url` with redis:// or rediss:// in place of the cluster scheme."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(scheme=parts.scheme.removesuffix("+cluster")))
+
+
+def check(url: str) -> str:
+    """The settings' check: a scheme above, and a host for a Cluster."""
+    parts = urlsplit(url)
+    if parts.scheme not in SCHEMES:
+        raise ValueError(
+            "must start with redis://, rediss://, unix://, redis+cluster:// or rediss+cluster://"
+        )
+    if is_cluster(url):
+        if not parts.hostname:
+            raise ValueError("a cluster URL names one node: redis+cluster://host:port")
+        if parts.path.strip("/") not in ("", "0"):
+            raise ValueError("a Redis Cluster has only database 0")
+    return url
+
+
+def cluster_client(url: str, *, decode_responses: bool = False, **kwargs: Any) -> RedisCluster:
+    """An asyncio `RedisCluster` for a redis+cluster:// URL (a `max_connections`
+    in the URL wins over the default)."""
+    kwargs.setdefault("max_connections", CLUSTER_MAX_CONNECTIONS)
+    return Cluster.from_url(plain(url), decode_responses=decode_responses, **kwargs)
+
+
+def async_client(url: str, *, decode_responses: bool = False) -> aioredis.Redis | RedisCluster:
+    """A plain asyncio client for `url` (what `Redis.from_url` gave before)."""
+    if is_cluster(url):
+        return cluster_client(url, decode_responses=decode_responses)
+    return aioredis.Redis.from_url(url, decode_responses=decode_responses)
+
+
+def sync_cluster(client: RedisCluster, timeout: float) -> redis.RedisCluster:
+    """A synchronous twin of an asyncio cluster client (same nodes, user and
+    TLS), with `timeout` on every socket operation (scheduler/keeper.py)."""
+    node = next(iter(client.nodes_manager.startup_nodes.values()))
+    kw = client.connection_kwargs
+    kwargs = {k: v for k, v in kw.items() if k in ("username", "password") or k.startswith("ssl_")}
+    ssl = "SSL" in getattr(kw.get("connection_class"), "__name__", "")
+    if not ssl:
+        kwargs = {k: v for k, v in kwargs.items() if not k.startswith("ssl_")}
+    return redis.RedisCluster(
+        host=node.host,
+        port=int(node.port),
+        ssl=ssl,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        **kwargs,
+    )
+
+
+class Cluster(RedisCluster):
+    """`RedisCluster` that (re-)reads the slot map alone, before any command
+    goes out. redis-py 8.1 lets a burst of commands race its initialization
+    (the first one, and the one after a connection error): some go to the wrong
+    node (MOVED) or lose their connection after being sent and are sent again,
+    so a `SET NX` could run twice and be refused to both of its callers
+    (tests/test_sms_directory.py caught it: a MessageSid new to neither
+    worker). Pipelines and scripts go through `execute_command` too."""
+
+    _first: asyncio.Lock | None = None
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        if self._initialize:
+            if self._first is None:
+                self._first = asyncio.Lock()
+            async with self._first:
+                if self._initialize:
+                    await self.initialize()
+        return await super().execute_command(*args, **kwargs)
