@@ -19,11 +19,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def open_store(cfg: dict[str, Any]) -> Any:
-    if cfg["kind"].startswith("redis"):
+    if cfg["kind"].startswith("redis") or cfg["kind"] == "cluster":
         from adapters.store.redis_store import RedisStore
 
         return RedisStore.from_url(
-            cfg["url"], prefix=cfg["prefix"], cluster=cfg["kind"] == "redis-cluster"
+            cfg["url"], prefix=cfg["prefix"], cluster=True if cfg["kind"] == "redis-cluster" else None
         )
     from adapters.store.sqlite_store import SqliteStore
 

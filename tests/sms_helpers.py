@@ -23,7 +23,14 @@ from gameflow.core.state import Game
 from gameflow.core.text import Msg
 from service.games import GameService
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
-from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
+from tests.store_helpers import (
+    FakeClock,
+    cluster_url_or_fail,
+    drop_prefix,
+    redis_url_or_fail,
+    run,
+    unique_prefix,
+)
 
 PUBLIC = "https://muldvarp.example.org"
 INTERNAL = "http://10.0.0.7:8080"  # what the app sees behind the proxy
@@ -131,24 +138,26 @@ Records = Callable[[], Directory]
 
 def records_fixture() -> Any:
     """A pytest fixture (assign it at module level: `records = records_fixture()`)
-    making the SMS adapter's records of each kind: SQLite in memory, or Redis (a
+    making the SMS adapter's records of each kind: SQLite in memory, or Redis or
+    a real Redis Cluster (marker `cluster`; a
     key prefix of its own per directory made, all dropped afterwards; with `CI`
     set a missing Redis fails rather than skips)."""
 
-    @pytest.fixture(params=["sqlite", "redis"])
+    @pytest.fixture(params=["sqlite", "redis", pytest.param("cluster", marks=pytest.mark.cluster)])
     def records(request: pytest.FixtureRequest) -> Iterator[Records]:
         if request.param == "sqlite":
             yield SqliteDirectory
             return
         from adapters.sms.redis_directory import RedisDirectory
 
-        url = redis_url_or_fail()
+        url = cluster_url_or_fail() if request.param == "cluster" else redis_url_or_fail()
         prefixes: list[str] = []
 
         def make() -> Directory:
             prefixes.append(unique_prefix())
             return RedisDirectory.from_url(url, prefix=prefixes[-1])
 
+        make.url = url  # type: ignore[attr-defined]  # for a second "worker" on the same records
         yield make
         for prefix in prefixes:
             run(drop_prefix(url, prefix))

@@ -138,11 +138,24 @@ def unique_prefix() -> str:
     return f"mvtest:{uuid.uuid4().hex[:12]}:"
 
 
-async def drop_prefix(url: str, prefix: str) -> int:
-    """Delete every key under `prefix` (test clean-up)."""
-    import redis.asyncio as aioredis
+def cluster_url_or_fail() -> str:
+    """The tests' own Redis Cluster (tests/redis_cluster.py: six nodes started
+    by the tests); without redis-server it skips locally and FAILS under CI."""
+    from tests.redis_cluster import test_cluster_url
 
-    client = aioredis.Redis.from_url(url)
+    return test_cluster_url()
+
+
+def redis_kinds(*kinds: str) -> list[Any]:
+    """Fixture params: "cluster" (a real Redis Cluster) carries the marker `cluster`."""
+    return [pytest.param(k, marks=pytest.mark.cluster) if k == "cluster" else k for k in kinds]
+
+
+async def drop_prefix(url: str, prefix: str) -> int:
+    """Delete every key under `prefix` (test clean-up; on a cluster, every node's)."""
+    from adapters.redis_url import async_client
+
+    client = async_client(url)
     try:
         n = 0
         async for key in client.scan_iter(match=prefix + "*", count=500):
@@ -158,22 +171,28 @@ Factory = Callable[..., Awaitable[Any]]
 def store_fixture(kinds: tuple[str, ...] = ("sqlite", "redis")) -> Any:
     """A pytest fixture (assign it at module level) giving `make(**kwargs)`: an
     async context manager that opens a store of each kind in `kinds` on this
-    test's own SQLite file or Redis key prefix, cleaned up afterwards."""
+    test's own SQLite file or Redis key prefix, cleaned up afterwards. Kinds:
+    "sqlite", "redis", "redis-cluster" (one Redis, scripts checked to keep to
+    one slot, as a Cluster requires) and "cluster" (a real Redis Cluster,
+    marker `cluster`)."""
     from contextlib import asynccontextmanager
 
-    @pytest.fixture(params=kinds)
+    @pytest.fixture(params=redis_kinds(*kinds))
     def make_store(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Any]:
         from adapters.store.redis_store import RedisStore
         from adapters.store.sqlite_store import SqliteStore
 
         kind = request.param
-        url = redis_url_or_fail() if kind.startswith("redis") else ""
+        if kind == "cluster":  # a real Redis Cluster: the store on a RedisCluster client
+            url = cluster_url_or_fail()
+        else:
+            url = redis_url_or_fail() if kind.startswith("redis") else ""
         prefix = unique_prefix()
 
         @asynccontextmanager
         async def make(**kwargs: Any) -> Any:
             store: Any
-            if kind.startswith("redis"):
+            if kind.startswith("redis") or kind == "cluster":
                 kwargs.pop("clock", None)  # Redis expires by its own clock
                 store = RedisStore.from_url(url, prefix=prefix, **kwargs)
                 if kind == "redis-cluster":  # as on a Cluster: scripts keep to one slot
@@ -190,7 +209,7 @@ def store_fixture(kinds: tuple[str, ...] = ("sqlite", "redis")) -> Any:
         make.prefix = prefix  # type: ignore[attr-defined]
         make.url = url  # type: ignore[attr-defined]
         yield make
-        if kind.startswith("redis"):
+        if url:
             run(drop_prefix(url, prefix))
 
     return make_store

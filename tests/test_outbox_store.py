@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.outbox, pytest.mark.store]
 WORKER = Path(__file__).resolve().parent / "outbox_worker.py"
 TG = "telegram"
 
-make_store = store_fixture(("sqlite", "redis", "redis-cluster"))
+make_store = store_fixture(("sqlite", "redis", "redis-cluster", "cluster"))
 
 
 @asynccontextmanager
@@ -43,7 +43,7 @@ async def opened(make: Any, **kwargs: Any) -> Any:
     """The fixture's store; as on a Cluster, the outbox's scripts too must keep
     to one slot (the fixture guards the commit's)."""
     async with make(**kwargs) as store:
-        if make.kind == "redis-cluster":
+        if make.kind == "redis-cluster":  # (a real Cluster, "cluster", refuses by itself)
             for name in ("_append", "_take", "_renew", "_ack", "_expire_outbox", "_unflag"):
                 setattr(store, name, one_slot(getattr(store, name)))
         yield store
@@ -372,9 +372,9 @@ async def undelivered_payloads(make: Any, tmp_path: Path, game_id: str) -> int:
                 (game_id, TG),
             ).fetchone()
         return int(row[0])
-    import redis.asyncio as aioredis
+    from adapters.redis_url import async_client
 
-    client = aioredis.Redis.from_url(make.url)
+    client = async_client(make.url)  # one Redis, or a RedisCluster
     try:
         return int(await client.xlen(f"{make.prefix}{{g:{game_id}}}:out:{TG}"))
     finally:
@@ -387,9 +387,9 @@ async def stored_outbox_keys(make: Any, tmp_path: Path, game_id: str) -> int:
         with sqlite3.connect(tmp_path / "games.sqlite3") as db:
             row = db.execute("SELECT COUNT(*) FROM outbox WHERE game = ?", (game_id,)).fetchone()
         return int(row[0])
-    import redis.asyncio as aioredis
+    from adapters.redis_url import async_client
 
-    client = aioredis.Redis.from_url(make.url)
+    client = async_client(make.url)  # one Redis, or a RedisCluster
     try:
         found = [k async for k in client.scan_iter(match=f"{make.prefix}{{g:{game_id}}}:out*")]
         return len(found)
@@ -411,9 +411,9 @@ def test_a_lost_ready_hint_is_repaired(make_store: Any) -> None:
             assert await store.outbox_ready(TG) == ["g1", "g2"]
             if make_store.kind == "sqlite":
                 return  # exact by a query: nothing to lose
-            import redis.asyncio as aioredis
+            from adapters.redis_url import async_client
 
-            client = aioredis.Redis.from_url(make_store.url)
+            client = async_client(make_store.url)
             try:
                 await client.delete(f"{make_store.prefix}outbox:{TG}")  # the crash
                 assert await store.outbox_ready(TG) == []

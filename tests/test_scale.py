@@ -80,7 +80,13 @@ from tests.fake_telegram import TOKEN, FakeBotApi, Users, serving
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
 from tests.scale_workers import Worker, cpu_seconds
 from tests.sms_typist import answer, asked
-from tests.store_helpers import redis_url_or_fail, run, unique_prefix
+from tests.store_helpers import (
+    cluster_url_or_fail,
+    redis_kinds,
+    redis_url_or_fail,
+    run,
+    unique_prefix,
+)
 
 pytestmark = pytest.mark.store
 
@@ -133,9 +139,11 @@ class Setting:
         return env
 
 
-@pytest.fixture
-def setting(tmp_path: Path) -> Iterator[Setting]:
-    url = redis_url_or_fail()
+@pytest.fixture(params=redis_kinds("redis", "cluster"))
+def setting(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setting]:
+    # "cluster": the same run on a real Redis Cluster (tests/redis_cluster.py;
+    # marker `cluster`), the workers given its redis+cluster:// URL.
+    url = cluster_url_or_fail() if request.param == "cluster" else redis_url_or_fail()
     prefix = unique_prefix()
     with FakeTwilio() as twilio:
         s = Setting(url, prefix, tmp_path, twilio)
@@ -150,9 +158,9 @@ def setting(tmp_path: Path) -> Iterator[Setting]:
 async def drop(url: str, prefix: str) -> None:
     """Delete the run's keys (~20,000) in batches: one round trip each would
     take seconds."""
-    from redis.asyncio import Redis
+    from adapters.redis_url import async_client
 
-    client = Redis.from_url(url)
+    client = async_client(url)  # on a Cluster, UNLINK is split by slot
     try:
         batch: list[bytes] = []
         async for key in client.scan_iter(match=prefix + "*", count=1000):
@@ -361,12 +369,11 @@ async def scenario(s: Setting) -> dict[str, Any]:
 
 async def drive(s: Setting, first: Worker, second: Worker) -> dict[str, Any]:
     """All games at once; `first` killed about halfway through their inputs."""
-    from redis.asyncio import BlockingConnectionPool, Redis
-
     from adapters.store.redis_store import RedisStore
 
-    pool = BlockingConnectionPool.from_url(s.url, decode_responses=True, max_connections=50)
-    store = RedisStore(Redis(connection_pool=pool), prefix=s.prefix)
+    # (a Cluster's pools don't wait when full: keep its default of 1000 per node)
+    url = s.url if "+cluster" in s.url else f"{s.url}?max_connections=50"
+    store = RedisStore.from_url(url, prefix=s.prefix)
     driver = Driver(s.workers, store)
     started = time.monotonic()
     tasks = [asyncio.create_task(driver.play(i)) for i in range(GAMES)]
@@ -392,7 +399,7 @@ async def drive(s: Setting, first: Worker, second: Worker) -> dict[str, Any]:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await driver.client.close()
-        await store.client.aclose(close_connection_pool=True)
+        await store.close()
     return {
         "game_ids": game_ids,
         "sent": driver.sent,

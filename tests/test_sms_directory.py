@@ -129,7 +129,7 @@ def _two(records: Records, tmp_path: Path) -> tuple[Directory, Directory]:
     from adapters.sms.redis_directory import RedisDirectory
 
     assert isinstance(first, RedisDirectory)
-    second = RedisDirectory.from_url(redis_url_or_fail(), prefix=first.prefix)
+    second = RedisDirectory.from_url(records.url, prefix=first.prefix)  # type: ignore[attr-defined]
     return first, second
 
 

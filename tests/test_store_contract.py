@@ -17,7 +17,7 @@ from tests.store_helpers import HOST, T0, lobby, ok, run, store_fixture
 pytestmark = pytest.mark.store
 
 # "redis-cluster": the Redis store as it runs on a Cluster (scripts on one slot).
-make_store = store_fixture(("sqlite", "redis", "redis-cluster"))
+make_store = store_fixture(("sqlite", "redis", "redis-cluster", "cluster"))
 
 
 def step(game: Game, action: A.Action, at: float = T0) -> tuple[Game, dict[str, Any]]:
