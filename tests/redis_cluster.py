@@ -53,12 +53,15 @@ class Cluster:
         return f"redis+cluster://127.0.0.1:{self.ports[0]}/0"
 
     def cli(self, port: int, *args: str, timeout: float = 10) -> str:
-        out = subprocess.run(
-            ["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        try:
+            out = subprocess.run(
+                ["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired:
+            return ""
         return out.stdout
 
     def alive(self) -> list[int]:
@@ -66,9 +69,10 @@ class Cluster:
 
     def nodes(self) -> list[dict[str, str]]:
         """`CLUSTER NODES` as seen by a live node: id, port, role, master id, slots."""
+        text = ""
         for port in self.alive():
             text = self.cli(port, "cluster", "nodes")
-            if text.strip():
+            if text.strip() and not text.startswith(("ERR", "LOADING")):
                 break
         rows = []
         for line in text.splitlines():
@@ -76,6 +80,8 @@ class Cluster:
             if len(parts) < 8:
                 continue
             flags = parts[2].split(",")
+            if not parts[1].split("@")[0].rsplit(":", 1)[-1].isdigit():
+                continue  # a node still starting: no address yet
             rows.append(
                 {
                     "id": parts[0],
