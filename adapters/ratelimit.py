@@ -221,9 +221,14 @@ class RedisLimiter:
     def from_url(cls, url: str, *, prefix: str = "") -> RedisLimiter:
         """A limiter with its own small connection pool (a reservation must not
         queue behind the store's commits). A Cluster URL is not special: one
-        script touches one slot, which redis-py's cluster client routes."""
+        script touches one slot, which redis-py's cluster client routes
+        (redis+cluster://: adapters/redis_url.py)."""
         import redis.asyncio as aioredis
 
+        from adapters.redis_url import cluster_client, is_cluster
+
+        if is_cluster(url):
+            return cls(cluster_client(url), prefix=prefix)
         pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=16, timeout=10)
         return cls(aioredis.Redis.from_pool(pool), prefix=prefix)
 

@@ -96,6 +96,29 @@ def test_the_scheduler_runners_store_on_a_cluster() -> None:
     run(go())
 
 
+def test_the_shared_rate_limits_on_a_cluster() -> None:
+    """adapters/ratelimit.py's buckets: a bot's and a chat's, one scope (one
+    slot), reserved together by one script on the cluster."""
+    from adapters.ratelimit import Bucket, Rate, RedisLimiter
+
+    url, prefix = cluster_url_or_fail(), unique_prefix()
+
+    async def go() -> None:
+        a, b = RedisLimiter.from_url(url, prefix=prefix), RedisLimiter.from_url(url, prefix=prefix)
+        bot, chat = Bucket("tg:1", "bot", Rate(30)), Bucket("tg:1", "chat:5", Rate(1))
+        try:
+            assert (await a.reserve([bot, chat])).ok
+            refused = await b.reserve([bot, chat])  # another worker, the same chat: 1/s
+            assert not refused.ok and 0.5 < refused.wait <= 1.0 and refused.blocker == 1
+            other = Bucket("tg:1", "chat:6", Rate(1))  # another chat: only the bot paces it
+            assert (await b.reserve([bot, other], within=0.1)).ok
+        finally:
+            await a.close()
+            await b.close()
+
+    run(go())
+
+
 def test_the_lease_and_its_keeper_on_a_cluster() -> None:
     from adapters.redis_url import async_client
     from scheduler.keeper import Keeper
