@@ -1,7 +1,7 @@
 """Telegram adapter benchmark (prints figures; not a test).
 
 Everything goes through a real uvicorn (httptools, uvloop when installed, as
-`muldvarp serve` picks them; the access log off) on a loopback socket, posted
+`muldvarp serve` picks them; the access log off, a long keep-alive) on a loopback socket, posted
 to by a minimal HTTP/1.1 client on one keep-alive connection, each request's
 bytes prepared before the clock starts. One server serves three endpoints:
 
@@ -195,7 +195,15 @@ class Subject:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(("127.0.0.1", 0))
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", access_log=False)
+        # one client connection for the whole run: uvicorn's 5 s keep-alive would
+        # close it while the replies are delivered between the measured stretches
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            timeout_keep_alive=3600,
+        )
         self.server = uvicorn.Server(config)
         self.task = asyncio.create_task(self.server.serve(sockets=[sock]))
         while not self.server.started:
