@@ -44,6 +44,7 @@ log = logging.getLogger("scheduler")
 JOB_DEFAULTS = {"misfire_grace_time": None, "coalesce": True, "max_instances": 1}
 RETRY_FIRST = 2.0  # seconds before re-submitting a deadline the state still shows
 RETRY_MAX = 60.0
+MAX_IN_FLIGHT = 64  # deadlines and reminders loading at once (the Redis pool has 128)
 YIELD_EVERY = 100  # games re-armed between two yields to the event loop
 
 
@@ -103,6 +104,10 @@ class DeadlineScheduler:
         # reminders already sent, per game, for its current phase: never twice
         self._reminded: dict[str, tuple[int, set[str]]] = {}
         self._stopped = False
+        # Deadlines and reminders loading at once: a burst (10,000 missed while no
+        # scheduler ran) would otherwise start every load together, exhaust the
+        # store's connection pool and fail most of them, again at every re-arm.
+        self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
         self.stats = {"submitted": 0, "reminded": 0, "stale": 0, "early": 0, "errors": 0, "held": 0}
 
     # -- life cycle ---------------------------------------------------------------
@@ -255,7 +260,8 @@ class DeadlineScheduler:
         self._ran(game_id, job_id)
         self._inflight.add(job_id)
         try:
-            game = await self._deadline(game_id, seq)
+            async with self._slots:
+                game = await self._deadline(game_id, seq)
         finally:
             self._inflight.discard(job_id)
         if game is None:
@@ -303,15 +309,16 @@ class DeadlineScheduler:
         if job_id in sent[1]:
             return
         sent[1].add(job_id)
-        game = await self.source.load(game_id)
-        if game is None or game.phase.seq != seq or fire_time(game) is None:
-            return
-        if self.clock() - at > self.policy.reminder_grace or not self.may_fire():
-            return
-        seats = rules_for(game.kind).awaiting(game)
-        if seats:
-            await self.sink.send_reminder(game_id, seq, seats)
-            self.stats["reminded"] += 1
+        async with self._slots:
+            game = await self.source.load(game_id)
+            if game is None or game.phase.seq != seq or fire_time(game) is None:
+                return
+            if self.clock() - at > self.policy.reminder_grace or not self.may_fire():
+                return
+            seats = rules_for(game.kind).awaiting(game)
+            if seats:
+                await self.sink.send_reminder(game_id, seq, seats)
+                self.stats["reminded"] += 1
 
 
 # APScheduler checks every job's arguments against `inspect.signature(func)`, which
