@@ -343,7 +343,9 @@ def wire_sms(rt: Runtime) -> Channel | None:
     sms_settings = settings_mod.SmsSettings.from_env(s.channel_env())
     adapter = webhook.create_sms(rt.service, sms_settings, directory=directory, tv_link=rt.tv_link)
     adapter.outbox.limiter = open_limiter(s)  # the sender's rate, for all workers
-    return Channel("sms", "webhook", list(webhook.routes(adapter)), None, adapter.close)
+    # The channel's start runs its delivery loop: the texts every commit wrote
+    # to the store's outbox, sent by a task of its own, off the webhooks' path.
+    return Channel("sms", "webhook", list(webhook.routes(adapter)), adapter.start, adapter.close)
 
 
 def open_sms_directory(settings: Settings) -> Directory:

@@ -13,8 +13,12 @@ Telegram, SMS, the host's controls and the scheduler's deadlines all end up in
    to the game) only if the version is still the one loaded (and the key is
    new: else it is a duplicate); if another worker got there first, start
    again from its state;
+   Before the commit, each composer port (`service.compose`: the channels
+   moved to the durable outbox, SMS) is asked for the messages the transition
+   causes, and they are written by the same atomic step (`outbox=`);
 4. then the rest of the directories are brought up to date and the events go
-   to the notifier ports (Telegram, SMS, the TV page, the scheduler).
+   to the notifier ports (Telegram, the TV page, the scheduler; SMS only to
+   wake its delivery).
 
 Within one process a game's inputs take turns (a lock per game), so the
 notifiers see one game's transitions in version order and local inputs don't
@@ -22,8 +26,10 @@ waste retries on each other; notifiers should therefore only enqueue.
 
 Nothing is acknowledged before it is stored: when `submit` returns, the input is
 durable, and a redelivery of the same key can never apply it a second time.
-Notifications are at most once: a crash after the commit and before the notifiers
-loses those messages (never the input); the players' views still show the state.
+Composed messages are at least once: they are stored with the input and
+delivered from the store by any worker (service/outbox.py). Notifications are
+at most once: a crash after the commit and before the notifiers loses what
+they would have sent (never the input); the players' views still show the state.
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.replay import parse_step, step_of
 from service import zones
+from service.compose import Composer
+from service.outbox import OutboxMessage
 from service.ports import CommitResult, GameStore, Notifier, Status
 
 log = logging.getLogger(__name__)
@@ -71,6 +79,9 @@ class Outcome:
     rejected: Rejected | None = None
     duplicate: bool = False
     attempts: int = 1
+    # The messages the composers wrote with this commit (accepted only): a
+    # channel's gateway sees whom the commit texts, on any worker.
+    messages: tuple[OutboxMessage, ...] = ()
 
     @property
     def accepted(self) -> bool:
@@ -120,12 +131,14 @@ class GameService:
         store: GameStore,
         notifiers: Sequence[Notifier] = (),
         *,
+        composers: Sequence[Composer] = (),
         clock: Callable[[], float] = time.time,
         max_attempts: int = 100,
         cache_size: int = 1024,
     ) -> None:
         self.store = store
         self.notifiers = list(notifiers)
+        self.composers = list(composers)
         self.clock = clock
         self.max_attempts = max_attempts
         # One game's inputs queue up inside this process instead of racing each
@@ -265,8 +278,9 @@ class GameService:
                 return Outcome(game, rejected=result, attempts=attempt)
             new = result.state
             entry = log_entry(game, ready, now, key)
+            messages = self._compose(game, new, result.events)
             done = await self.store.commit(
-                game_id, game.version, new, entry, key, binds=_binds(action)
+                game_id, game.version, new, entry, key, binds=_binds(action), outbox=messages
             )
             if done.status is Status.DUPLICATE and own and done.version == new.version:
                 done = CommitResult(Status.OK, new.version)  # it was this very commit
@@ -274,7 +288,7 @@ class GameService:
                 self._remember(new)
                 await self._after(game, new, action)
                 await self._notify(new, result.events)
-                return Outcome(new, result.events, attempts=attempt)
+                return Outcome(new, result.events, attempts=attempt, messages=messages)
             if done.status is Status.DUPLICATE:
                 return Outcome(await self.load(game_id), duplicate=True, attempts=attempt)
             if done.status is Status.MISSING:
@@ -302,6 +316,20 @@ class GameService:
             gone = action.by if isinstance(action, A.Leave) else action.target
             if gone is not None and new.seat(gone) < 0 and gone != new.host:
                 await self.store.unbind(gone, new.id)
+
+    def _compose(
+        self, before: Game, after: Game, events: tuple[Event, ...]
+    ) -> tuple[OutboxMessage, ...]:
+        """The messages this commit causes, from every composer. A composer that
+        raises is a bug: it costs that channel's messages of this commit (logged),
+        never the input nor the other channels' messages."""
+        out: list[OutboxMessage] = []
+        for composer in self.composers:
+            try:
+                out.extend(composer.compose(before, after, events))
+            except Exception:
+                log.exception("composer %r failed for %s v%d", composer, after.id, after.version)
+        return tuple(out)
 
     async def _notify(self, game: Game, events: tuple[Event, ...]) -> None:
         for notifier in self.notifiers:

@@ -5,7 +5,8 @@
 the account SID and auth token: 201 and the message resource as JSON (`sid`,
 `status` "queued", `num_segments`, ...), or Twilio's error document (`code`,
 `message`, `more_info`, `status`) for a bad request, a wrong password (20003)
-or a recipient who has opted out (21610). The real `twilio.rest.Client` talks
+or a recipient who has opted out (21610); while `throttle` > 0, each request
+uses one up and gets 429 (Twilio's 20429, "Too Many Requests"). The real `twilio.rest.Client` talks
 to it through `TWILIO_API_BASE_URL`; tests read `messages` to see what was sent.
 """
 
@@ -42,6 +43,7 @@ class FakeTwilio:
         self.messages: list[dict[str, Any]] = []
         self.requests = 0
         self.unsubscribed: set[str] = set()
+        self.throttle = 0
         self._lock = threading.Lock()
         fake = self
 
@@ -100,6 +102,10 @@ class FakeTwilio:
         )
         if auth != want:
             return self._error(401, 20003, "Authenticate")
+        with self._lock:
+            throttled, self.throttle = self.throttle > 0, max(0, self.throttle - 1)
+        if throttled:
+            return self._error(429, 20429, "Too Many Requests")
         if path != f"/2010-04-01/Accounts/{self.account_sid}/Messages.json":
             return self._error(404, 20404, "The requested resource was not found")
         to, body = form.get("To"), form.get("Body")

@@ -106,7 +106,7 @@ class World:
     ) -> httpx.Response:
         sig = self.sign(path, params) if signature is None else signature
         response = await self.http.post(path, data=params, headers={"X-Twilio-Signature": sig})
-        await self.sms.outbox.drain()
+        await self.sms.drain()
         return response
 
     async def text(self, phone: str, body: str, sid: str | None = None) -> httpx.Response:

@@ -155,7 +155,7 @@ class Table:
         outcome = await w.service.submit(
             self.game_id, A.Deadline(None, game.phase.seq), key=f"{self.game_id}:{game.phase.seq}"
         )
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         assert outcome.rejected is None, outcome.rejected
         self.deadlines += 1
 

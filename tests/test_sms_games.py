@@ -49,7 +49,7 @@ def test_a_station_game_with_telegram_and_sms_players(fake: FakeTwilio) -> None:
                 assert "Velkommen" in w.last(phone)
                 phones[w.pid(phone)] = phone
         await w.service.submit(game_id, A.Start("tg:host"))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         game = await w.service.load(game_id)
         tg = {p: p for p in game.players if p.startswith("tg:")}
         everyone = {**phones, **tg}
@@ -103,7 +103,7 @@ async def play_out_mixed(
         if not acted:
             w.clock.now = max(w.clock.now + 1, game.phase.deadline or w.clock.now)
             await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
-            await w.sms.outbox.drain()
+            await w.sms.drain()
     raise AssertionError("the game did not end")
 
 

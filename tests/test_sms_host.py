@@ -17,7 +17,7 @@ import httpx
 import pytest
 from twilio.request_validator import RequestValidator
 
-from adapters.sms.notifier import SmsNotifier
+from adapters.sms.delivery import Delivery
 from adapters.sms.segments import prepare, segments
 from bots.app import Runtime, build_runtime, create_app
 from bots.settings import load_settings
@@ -47,7 +47,7 @@ class App:
         self.http = client
         self.fake = fake
         self._sids = itertools.count(1)
-        self.notifier = next(n for n in rt.service.notifiers if isinstance(n, SmsNotifier))
+        self.delivery = next(n for n in rt.service.notifiers if isinstance(n, Delivery))
 
     async def text(self, phone: str, body: str) -> None:
         params = {
@@ -62,7 +62,7 @@ class App:
             "/sms/twilio", data=params, headers={"X-Twilio-Signature": sig}
         )
         assert response.status_code == 200, response.text
-        await self.notifier.outbox.drain()
+        await self.delivery.drain()
 
     def inbox(self, phone: str) -> list[str]:
         return self.fake.to(phone)

@@ -45,7 +45,7 @@ async def started(w: World, **options: object) -> str:
     for phone, name in zip(PHONES, NAMES, strict=True):
         await w.text(phone, f"JOIN {created.code} {name}")
     await w.service.submit(created.game.id, A.Start(HOST))
-    await w.sms.outbox.drain()
+    await w.sms.drain()
     return created.game.id
 
 
@@ -61,7 +61,7 @@ def test_an_answer_after_its_deadline_is_told_the_question_closed(fake: FakeTwil
             game = await w.service.load(game_id)
             w.clock.tick((game.phase.deadline or 0.0) - w.clock() + 1)
             await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
-            await w.sms.outbox.drain()
+            await w.sms.drain()
             assert (await w.service.load(game_id)).phase.name == DISCUSSION
             late = PHONES[4]
             await w.text(late, "1 G")
@@ -74,7 +74,7 @@ def test_an_answer_after_its_deadline_is_told_the_question_closed(fake: FakeTwil
             game = await w.service.load(game_id)
             w.clock.tick((game.phase.deadline or 0.0) - w.clock() + 1)
             await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
-            await w.sms.outbox.drain()
+            await w.sms.drain()
             game = await w.service.load(game_id)
             assert game.phase.name == VOTE
             assert "Vote for: 1 " in w.last(late)

@@ -77,6 +77,37 @@ def test_a_wrong_auth_token_is_a_recorded_failure(fake: FakeTwilio) -> None:
     run(main())
 
 
+def test_a_429_delays_a_text_and_never_drops_it(fake: FakeTwilio) -> None:
+    """Twilio's "too many requests" is waited out with doubling waits, in order."""
+
+    async def main() -> None:
+        settings = _settings(fake, rate=0)
+        mono = FakeMonotonic()
+        failed: list[str] = []
+
+        async def on_failed(m: OutMessage, error: str) -> None:
+            failed.append(error)
+
+        box = Outbox(
+            twilio_client(settings),
+            settings,
+            SqliteDirectory(),
+            on_failed=on_failed,
+            sleep=mono.sleep,
+            clock=mono,
+        )
+        fake.throttle = 3
+        first = await box.deliver(OutMessage("+4791234567", "one", "g", "sms:x", True))
+        await box.send(OutMessage("+4791234567", "two"))
+        await box.drain()
+        await box.close()
+        assert first.sid is not None and first.sid == fake.messages[0]["sid"]
+        assert fake.to("+4791234567") == ["one", "two"] and fake.requests == 5
+        assert mono.slept == [1.0, 2.0, 4.0] and box.retried == 3 and not failed
+
+    run(main())
+
+
 def test_long_texts_are_split_at_line_ends() -> None:
     lines = [f"Line {i}: " + "x" * 90 for i in range(6)]
     chunks = split("\n".join(lines), 2)
@@ -96,7 +127,7 @@ def test_reminders_resend_the_question_to_those_who_have_not_answered(fake: Fake
         for i, phone in enumerate(phones):
             await w.text(phone, f"JOIN {created.code} P{i}")
         outcome = await w.service.submit(created.game.id, A.Start(HOST))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         await w.text(phones[0], "1 g")
         game = await w.service.load(created.game.id)
         events = tuple(
@@ -104,8 +135,8 @@ def test_reminders_resend_the_question_to_those_who_have_not_answered(fake: Fake
             for p in phones[:2]
         )
         before = len(w.inbox(phones[0]))
-        await w.sms.notifier.notify(game, events)
-        await w.sms.outbox.drain()
+        await w.sms.delivery.notify(game, events)
+        await w.sms.drain()
         assert len(w.inbox(phones[0])) == before  # answered already: no reminder
         assert w.last(phones[1]).startswith("Reminder: time is nearly up.\nPlan 1: ")
         assert "\nReply: plan 1-3" in w.last(phones[1])

@@ -16,8 +16,7 @@ import random
 import pytest
 
 from adapters.sms import short
-from adapters.sms.directory import SqliteDirectory
-from adapters.sms.notifier import SmsNotifier
+from adapters.sms.notifier import SmsComposer
 from adapters.sms.segments import segments
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
@@ -31,7 +30,6 @@ from gameflow.i18n import render
 from gameflow.replay import parse_step
 from tests.fake_twilio import FakeTwilio
 from tests.sms_helpers import HOST, Records, World
-from tests.test_sms_cost import Capture
 from tests.test_sms_webhook import PHONES, fake, lobby, play, records  # noqa: F401
 
 pytestmark = pytest.mark.sms
@@ -42,12 +40,12 @@ TALLY_NB = "Stemmer: Kristoffer (Marija, Ingrid, Đorđe), Marija (Kristoffer), 
 async def _to_the_vote(w: World, game_id: str) -> None:
     """Start, and let the mission and the discussion run out."""
     await w.service.submit(game_id, A.Start(HOST))
-    await w.sms.outbox.drain()
+    await w.sms.drain()
     for _ in range(2):
         game = await w.service.load(game_id)
         w.clock.tick(1000)
         await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
     assert (await w.service.load(game_id)).phase.name == VOTE
 
 
@@ -66,13 +64,13 @@ def test_the_tally_comes_as_counts_and_the_names_on_request(
         game_id = await lobby(w, lang="nb")
         welcomed = len(w.inbox(PHONES[1]))
         await w.service.submit(game_id, A.Start(HOST))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         assert all("STEMMER" not in t for t in w.inbox(PHONES[1])[welcomed:])
         game = await w.service.load(game_id)
         for turn in range(2):
             w.clock.tick(1000)
             await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
-            await w.sms.outbox.drain()
+            await w.sms.drain()
             game = await w.service.load(game_id)
             if turn == 0:  # the first result, and the hint with it, in one text
                 assert w.last(PHONES[1]).startswith("Plan ")
@@ -183,13 +181,9 @@ def test_the_hint_never_costs_a_segment() -> None:
 
     async def first_texts(lang: str, vote_names: bool) -> dict[str, list[str]]:
         names = ["Ana", "Bo", "Cy", "Dag", "Eli", "Fred", "Gro"]
-        directory = SqliteDirectory()
         ids = [f"sms:{i:016x}" for i in range(len(names))]
-        for i, pid in enumerate(ids):
-            await directory.set_phone(pid, f"+47912345{i:02d}", "g")
-        capture = Capture()
         settings = SmsSettings("AC", "token", "https://x", from_number="+4759440000")
-        notifier = SmsNotifier(directory, capture, settings)  # type: ignore[arg-type]
+        composer = SmsComposer(settings)
         options = {"sms_vote_names": vote_names}
         game = new_game("station", "g", "tg:host", "hint", lang=lang, options=options)
         for pid, name in zip(ids, names, strict=True):
@@ -198,12 +192,13 @@ def test_the_hint_never_costs_a_segment() -> None:
             game = result.state
         result = apply(game, A.Start("tg:host"), 0.0)
         assert isinstance(result, Accepted)
-        result = apply(result.state, A.Deadline(None, result.state.phase.seq), 1000.0)
+        before = result.state
+        result = apply(before, A.Deadline(None, before.phase.seq), 1000.0)
         assert isinstance(result, Accepted)
-        await notifier.notify(result.state, result.events)  # the first result
         out: dict[str, list[str]] = {}
-        for m in capture.sent:
-            out.setdefault(m.to, []).append(m.body)
+        # the first result
+        for m in composer.compose(before, result.state, result.events):
+            out.setdefault(m.payload["player"], []).append(m.payload["body"])
         return out
 
     def cost(texts: dict[str, list[str]]) -> dict[str, tuple[int, int]]:

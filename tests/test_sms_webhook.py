@@ -70,7 +70,7 @@ def test_a_whole_station_round_by_sms(fake: FakeTwilio, records: Records) -> Non
         game_id = await lobby(w, roles={0: "infiltrator", 1: "infiltrator"})
         fake.clear()
         await w.service.submit(game_id, A.Start(HOST))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         for i, phone in enumerate(PHONES):
             first = w.inbox(phone)
             assert len(first) == 1  # role, round, card and question in one text
@@ -100,7 +100,7 @@ def test_a_whole_station_round_by_sms(fake: FakeTwilio, records: Records) -> Non
         fake.clear()
         w.clock.tick(400)
         await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         game = await w.service.load(game_id)
         assert game.phase.name == VOTE
         menu = w.last(PHONES[2])
@@ -193,7 +193,7 @@ def test_a_redelivered_message_sid_is_applied_once(fake: FakeTwilio, records: Re
     async def body(w: World) -> None:
         game_id = await lobby(w)
         await w.service.submit(game_id, A.Start(HOST))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         game = await w.service.load(game_id)
         version = game.version
         entries = len(await w.store.log(game_id))
@@ -246,7 +246,7 @@ def test_unparseable_texts_get_a_reply_saying_what_was_expected(
         await w.text(PHONES[0], "2 g")
         assert "Nothing to answer right now" in w.last(PHONES[0])
         await w.service.submit(game_id, A.Start(HOST))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         for text, expected in [
             ("banana", "Not understood: check the plan. Reply: plan 1-3"),
             ("9 g", "check the plan"),
@@ -273,7 +273,7 @@ def test_stop_marks_unreachable_tells_the_host_and_sends_no_secrets(
         before = len(w.inbox(PHONES[3]))
         sent = len(fake.messages)
         await w.service.submit(game_id, A.Start(HOST))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         assert len(w.inbox(PHONES[3])) == before  # no role text, not to anyone else either
         # Four role texts went out (one per reachable player), none to anyone instead.
         roles = ("You are an INFILTRATOR", "You are LOYAL")
@@ -295,7 +295,7 @@ def test_failed_private_deliveries_are_reported_to_the_host(
         game_id = await lobby(w)
         fake.unsubscribed.add(PHONES[4])  # Twilio refuses at once (21610)
         await w.service.submit(game_id, A.Start(HOST))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         assert [r[1].param("name") for r in w.host_reports] == ["Sigrun"]
         # A delivery report: undelivered, for a secret text to Ingrid.
         sent = [m for m in fake.messages if m["to"] == PHONES[2]][-1]
@@ -342,7 +342,7 @@ def test_no_text_ever_causes_an_error_response(fake: FakeTwilio, bodies: list[st
     async def body(w: World) -> None:
         game_id = await lobby(w)
         await w.service.submit(game_id, A.Start(HOST))
-        await w.sms.outbox.drain()
+        await w.sms.drain()
         for i, text in enumerate(bodies):
             phone = PHONES[i % len(PHONES)]
             fake.clear()

@@ -8,13 +8,20 @@ acknowledged. A redelivered MessageSid runs through again with its replies
 suppressed: the service's idempotency key makes the action apply once, and a
 first delivery that crashed or failed halfway is completed.
 
-Replies go out through the outbound queue (not in the TwiML answer), so a reply
-and the texts the transition caused keep their order.
+Replies to a phone in a game go into the game's durable outbox
+(`append_outbox`, keyed by the inbound MessageSid), written before Twilio
+hears back: so a reply and the texts the transition caused keep their order,
+and a worker killed after answering Twilio still sends it. A reply to a phone
+in no game goes out through the in-memory queue (at most once). Answers are
+read against the current state's question (see `_answer`); how a player's
+last question closed (answered, or its time ran out) is the delivery's record
+(`SentSheets`), for the reply to an answer when nothing is asked.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -24,9 +31,19 @@ from adapters.sms import grammar as G
 from adapters.sms import opt_out, short
 from adapters.sms import render as R
 from adapters.sms import sheet as S
-from adapters.sms.directory import Directory, player_id
-from adapters.sms.notifier import ACTING, ANSWERED, CLOSED, Acting, SmsNotifier, live, split
-from adapters.sms.outbound import OutMessage
+from adapters.sms.directory import Directory, is_sms, player_id
+from adapters.sms.notifier import (
+    ACTING,
+    ANSWERED,
+    CLOSED,
+    Acting,
+    SentSheets,
+    SmsComposer,
+    live,
+    split,
+    texted,
+)
+from adapters.sms.outbound import Outbox, OutMessage
 from adapters.sms.phones import e164, short_mask
 from adapters.sms.segments import prepare
 from adapters.sms.settings import SmsSettings
@@ -54,12 +71,25 @@ HostHook = Callable[[Game, Msg], Awaitable[None]]
 TvLink = Callable[[Game], Awaitable[str | None]]
 
 
+class Say(list[str]):
+    """The reply's lines, and the key of the sheet it carries (recorded as
+    texted when the reply is delivered)."""
+
+    sheet: str | None = None
+
+    def ask(self, game: Game, sh: S.Sheet) -> None:
+        self.append(S.text(game, sh, game.lang))
+        self.sheet = sh.key
+
+
 class Gateway:
     def __init__(
         self,
         service: GameService,
         directory: Directory,
-        notifier: SmsNotifier,
+        composer: SmsComposer,
+        sheets: SentSheets,
+        outbox: Outbox,
         settings: SmsSettings,
         *,
         host_hook: HostHook | None = None,
@@ -69,8 +99,9 @@ class Gateway:
         self.service = service
         self.store: GameStore = service.store
         self.directory = directory
-        self.notifier = notifier
-        self.outbox = notifier.outbox
+        self.composer = composer
+        self.sheets = sheets
+        self.outbox = outbox
         self.settings = settings
         self.host_hook = host_hook
         self.tv_link = tv_link
@@ -108,10 +139,10 @@ class Gateway:
         game = await self._game_of(phone)
         # A phone in no game is answered in the language of the word it used.
         lang = game.lang if game is not None else G.language_of(body) or self.settings.default_lang
-        say: list[str] = []
+        say = Say()
         control = opt_out.classify(body)
         if control is not None:
-            await self._control(control, phone, player, game, lang, say)
+            await self._control(control, sid, phone, player, game, lang, say)
         elif game is not None and self._pleading(game, player, body):
             await self._answer(sid, body, game, player, say)
         else:
@@ -121,10 +152,15 @@ class Gateway:
         if say and not quiet:
             # Replies may hold a menu with secret options: private, and a failed
             # delivery is reported like any private text.
-            game_id = game.id if game is not None else None
-            await self.reply(
-                phone, "\n".join(say), lang=lang, secret=True, player=player, game=game_id
-            )
+            if game is None:  # NEW or JOIN may have put the phone in a game
+                game = await self._game_of(phone)
+            if game is not None:
+                lines = self.composer.messages(
+                    game, player, ["\n".join(say)], True, f"r:{sid}", sheet=say.sheet
+                )
+                await self.store.append_outbox(game.id, lines)
+            else:
+                await self.reply(phone, "\n".join(say), lang=lang, secret=True, player=player)
 
     async def _game_of(self, phone: str) -> Game | None:
         where = await self.store.whereis(phone)
@@ -145,18 +181,18 @@ class Gateway:
         return sh is not None and sh.style == S.FREE and len(G.tokens(body)) > 1
 
     async def _control(
-        self, kind: str, phone: str, player: str, game: Game | None, lang: str, say: list[str]
+        self, kind: str, sid: str, phone: str, player: str, game: Game | None, lang: str, say: Say
     ) -> None:
         if kind == opt_out.HELP:
             say.append(R.t(R.HELP, lang))
         elif kind == opt_out.STOP:
             if await self.directory.opt_out(phone, self.clock()) and game is not None:
-                await self.tell_host(game, msg(R.OPTED_OUT, name=_name(game, player)))
+                await self.tell_host(game, msg(R.OPTED_OUT, name=_name(game, player)), sid)
         elif kind == opt_out.RESUME:
             if await self.directory.opt_in(phone) and game is not None:
-                await self.tell_host(game, msg(R.OPTED_IN, name=_name(game, player)))
+                await self.tell_host(game, msg(R.OPTED_IN, name=_name(game, player)), sid)
             if game is not None:
-                say.append(await self.status_text(game, player))
+                await self.status_text(game, player, say)
 
     async def _command(
         self,
@@ -167,7 +203,7 @@ class Gateway:
         player: str,
         game: Game | None,
         lang: str,
-        say: list[str],
+        say: Say,
     ) -> None:
         kind = cmd.kind
         if kind == "help":
@@ -183,7 +219,7 @@ class Gateway:
         elif game is None:
             say.append(R.t(R.NOT_IN_GAME, lang))
         elif kind == "status":
-            say.append(await self.status_text(game, player))
+            await self.status_text(game, player, say)
         elif kind == "votes":
             say.append(render(short.recap(game), game.lang))
         elif kind in HOST_ACTIONS:
@@ -200,7 +236,7 @@ class Gateway:
         player: str,
         game: Game | None,
         lang: str,
-        say: list[str],
+        say: Say,
     ) -> None:
         if game is not None:
             say.append(R.t(R.IN_ANOTHER, lang))
@@ -235,7 +271,7 @@ class Gateway:
         player: str,
         game: Game | None,
         lang: str,
-        say: list[str],
+        say: Say,
     ) -> None:
         game_id = await self.store.game_for_code(code)
         if game_id is None:
@@ -255,25 +291,28 @@ class Gateway:
         shown = joined.names[seat] if seat >= 0 else name
         say.append(R.t(R.WELCOME, joined.lang, name=shown, code=code))
 
-    async def _answer(self, sid: str, body: str, game: Game, player: str, say: list[str]) -> None:
-        """Read `body` against the sheet the player was last texted. A number
-        typed for an older, different sheet is never mapped onto the new one:
-        it is refused with the current sheet (a word names a value, not a
-        place, so it is still read)."""
+    async def _answer(self, sid: str, body: str, game: Game, player: str, say: Say) -> None:
+        """Read `body` against the player's question in the current state.
+
+        Not against the menu last texted: with the texts in the outbox, a
+        question is committed a moment before its text leaves, and Twilio
+        hands it to the phone seconds after that, so no record of ours says
+        what the player has read. Refusing a number until the delivery caught
+        up refused answers to texts already on the phone (tests/test_scale.py
+        saw games stall on them), and a record written at the commit, as
+        before the outbox, was the current question anyway, give or take a
+        race between workers. A menu that changed under a typed number is
+        rare (a number is typed after its text came), and a word names a
+        value, not a place, so it always reads as meant."""
         lang = game.lang
         sh = S.sheet(game, player)
         if sh is None:
             say.append(await self.nothing_now(game, player))
             return
-        sent = await self.notifier.sheets.key(game.id, player)
-        if sent != sh.key and S.starts_with_number(body):
-            say.extend((R.t(R.CHANGED, lang), S.text(game, sh, lang)))
-            await self.notifier.sheets.mark(game, player, sh.key)
-            return
         found = S.read(game, sh, player, body)
         if isinstance(found, G.Unmatched):
             say.append(S.unmatched(game, found, sh, lang))
-            await self.notifier.sheets.mark(game, player, sh.key)
+            say.sheet = sh.key  # the refusal shows the sheet it was read against
             return
         await self._submit(sid, game, found, player, say, answer=True)
 
@@ -281,7 +320,7 @@ class Gateway:
         """The reply to an answer when nothing is asked of the player: their
         answer is in, or the question closed before they answered (time ran
         out), and what comes next."""
-        how = await self.notifier.sheets.closed(game.id, player)
+        how = await self.sheets.closed(game.id, player)
         if how == ANSWERED:
             return R.t(R.ANSWER_IN, game.lang)
         if how == CLOSED:
@@ -294,7 +333,7 @@ class Gateway:
         game: Game,
         action: A.Action,
         player: str,
-        say: list[str],
+        say: Say,
         *,
         answer: bool = False,
     ) -> None:
@@ -311,11 +350,10 @@ class Gateway:
             say.append(render(outcome.rejected.message, after.lang))
             sh = S.sheet(after, player)
             if sh is not None:  # what may be answered instead
-                say.append(S.text(after, sh, after.lang))
-                await self.notifier.sheets.mark(after, player, sh.key)
+                say.ask(after, sh)
         elif (
             outcome.accepted
-            and not self.notifier.texted(after, player)
+            and not texted(outcome.messages, player)
             and (not answer or not live(after))
         ):
             # The commit texted the sender nothing: a host action is confirmed;
@@ -324,16 +362,15 @@ class Gateway:
 
     # -- status and the host -----------------------------------------------------------
 
-    async def status_text(self, game: Game, player: str) -> str:
+    async def status_text(self, game: Game, player: str, say: Say) -> None:
         """The player's current question again (STATUS); the host gets the roster."""
-        lines = []
         sh = S.sheet(game, player)
         if sh is not None:
-            lines.append(S.text(game, sh, game.lang))
-            await self.notifier.sheets.mark(game, player, sh.key)
+            say.ask(game, sh)
         if player == game.host:
-            lines.append(await self.roster(game))
-        return "\n".join(lines) or await self.nothing_now(game, player)
+            say.append(await self.roster(game))
+        if sh is None and player != game.host:
+            say.append(await self.nothing_now(game, player))
 
     async def roster(self, game: Game) -> str:
         """The players, SMS ones with a masked number ("Åse *67"; STOP if they
@@ -349,9 +386,16 @@ class Gateway:
                 parts.append(f"{name} {short_mask(phone)}")
         return ", ".join(parts)
 
-    async def tell_host(self, game: Game, text: Msg) -> None:
-        """A report to the host: by SMS if the host texts, else through the hook."""
-        sent = await self.notifier.text(game, game.host, [render(text, game.lang)], False)
+    async def tell_host(self, game: Game, text: Msg, key: str) -> None:
+        """A report to the host: by SMS if the host texts (through the game's
+        outbox, under `key`: a report made twice is sent once), else through
+        the hook."""
+        sent = False
+        if is_sms(game.host) and (await self.directory.reachable([game.host])):
+            lines = [render(text, game.lang)]
+            messages = self.composer.messages(game, game.host, lines, False, f"h:{key}")
+            await self.store.append_outbox(game.id, messages)
+            sent = True
         if not sent and self.host_hook is not None:
             await self.host_hook(game, text)
         elif not sent:
@@ -382,9 +426,9 @@ class Gateway:
             return
         if before.status in ("failed", "undelivered") or not before.secret:
             return
-        await self.report_failure(before.game, before.player)
+        await self.report_failure(before.game, before.player, sid)
 
-    async def report_failure(self, game_id: str | None, player: str | None) -> None:
+    async def report_failure(self, game_id: str | None, player: str | None, key: str) -> None:
         if game_id is None or player is None:
             return
         try:
@@ -392,11 +436,13 @@ class Gateway:
         except GameNotFound:
             return
         if player != game.host:
-            await self.tell_host(game, msg(R.UNDELIVERED, name=_name(game, player)))
+            await self.tell_host(game, msg(R.UNDELIVERED, name=_name(game, player)), f"f:{key}")
 
     async def on_failed(self, message: OutMessage, error: str) -> None:
-        """The outbox's hook: Twilio refused a private text outright."""
-        await self.report_failure(message.game, message.player)
+        """The sender's hook: Twilio refused a private text outright."""
+        # The text's own digest (no number in the store's keys): one report per text.
+        key = hashlib.sha256(f"{message.to}\n{message.body}".encode()).hexdigest()[:24]
+        await self.report_failure(message.game, message.player, key)
 
 
 def _action(game: Game, step: dict[str, Any], menu: G.Menu) -> A.Action | None:

@@ -1,20 +1,22 @@
-"""The SMS notifier: after every commit, one text per SMS player who has news.
+"""The SMS composer: for every commit, one text per SMS player who has news.
 
 A player's text for one commit holds, in this order: the public news of the
 commit (a player on a dumb phone has no TV: the votes, the results, who sits
 out, the end reveal), their private lines (their role, what a card showed
 them), and their question when it changed. The question is a view: the
-notifier computes every SMS player's sheet (`adapters.sms.sheet`) after each
-commit and compares its key with the key of the sheet it last texted them; a
-changed or renumbered question is texted again, an unchanged one is not. PROMPT
-events are no longer what triggers a menu.
+composer computes every SMS player's sheet (`adapters.sms.sheet`) before and
+after the commit and compares their keys; a changed or renumbered question is
+texted again, an unchanged one is not. PROMPT events are no longer what
+triggers a menu.
 
-The keys last texted are kept with the game (`store.set_attr`), one JSON
-record per game: `{"v": game version, "k": {player: sheet key}}`, replaced by
-compare-and-set, so that when several workers notify commits of one game, a
-worker with an older commit never overwrites what a newer one recorded, and
-each key change is texted by one worker only. The inbound gateway reads the
-same record: a number is read against the sheet the player was last sent.
+The texts are decided before the commit and written with it (the durable
+outbox, service/compose.py): `SmsComposer.compose` is pure, and its messages
+name the player, not the phone; the delivery (adapters/sms/delivery.py)
+resolves the number and checks STOP when it sends, so a number changed or a
+STOP texted meanwhile is honoured. Keys are `{version}:{player}:{chunk}`.
+
+What the player was last texted is recorded by the delivery (`SentSheets`,
+a store attr); the gateway reads answers against the current state.
 
 SMS costs per segment (issue #16: five a round for a 7-player Station game),
 so nothing is sent twice: a news line that a later line of the same text
@@ -35,8 +37,10 @@ segments is split at line ends.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
@@ -44,18 +48,19 @@ from adapters.deadline_text import until
 from adapters.sms import render as R
 from adapters.sms import sheet as S
 from adapters.sms import short
-from adapters.sms.directory import Directory, is_sms
-from adapters.sms.outbound import Outbox, OutMessage
+from adapters.sms.directory import is_sms
 from adapters.sms.segments import prepare, segments
 from adapters.sms.settings import SmsSettings
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
 from gameflow.i18n import render
+from service.outbox import OutboxMessage
 from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 
 MAX_SEGMENTS = 3  # one text on every phone; longer ones are split at line ends
+CHANNEL = "sms"  # the outbox channel
 ATTR = "sms:sheets"
 TRIES = 8
 # How a player's last texted question closed (kept until the next one opens).
@@ -206,12 +211,27 @@ def _room(text: str, limit: int) -> int:
 
 
 class SentSheets:
-    """The sheet keys last texted, per game, in the game's store (see above).
-    Without a store (a unit test of the notifier alone) they live in memory."""
+    """What each SMS player of a game was last texted, recorded by the delivery
+    once Twilio accepted it: the sheet key (a number is read against that
+    sheet), or how their question closed (ANSWERED, CLOSED) while none is open.
+    One JSON record per game in the game's store (`{"k": {player: key},
+    "c": {player: how}}`), replaced by compare-and-set: one game's messages are
+    delivered in commit order by one consumer at a time, but the records of
+    several deliveries of one game must never lose each other's change.
+
+    The gateway reads `closed` (the reply to an answer when nothing is
+    asked: "your answer is in" or "too late"); the keys say which question a
+    player was last texted (support and tests). The delivery writes the
+    record as it hands the text to Twilio. Without a store (a unit test) the
+    record lives in memory."""
 
     def __init__(self, store: GameStore | None) -> None:
         self.store = store
         self._memory: dict[str, str] = {}
+        # One game's players are texted in parallel: their records take turns
+        # here instead of losing compare-and-sets to each other.
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._users: dict[str, int] = {}
 
     async def _get(self, game_id: str) -> str | None:
         if self.store is None:
@@ -227,118 +247,135 @@ class SentSheets:
         return await self.store.swap_attr(game_id, ATTR, old, new)
 
     @staticmethod
-    def _parse(raw: str | None) -> tuple[int, dict[str, str], dict[str, str]]:
+    def _parse(raw: str | None) -> tuple[dict[str, str], dict[str, str]]:
         if not raw:
-            return -1, {}, {}
+            return {}, {}
         doc: dict[str, Any] = json.loads(raw)
-        return int(doc["v"]), dict(doc["k"]), dict(doc.get("c", {}))
-
-    @staticmethod
-    def _dump(version: int, keys: dict[str, str], closed: dict[str, str]) -> str:
-        doc: dict[str, Any] = {"v": version, "k": keys}
-        if closed:
-            doc["c"] = closed
-        return json.dumps(doc, sort_keys=True)
+        return dict(doc.get("k", {})), dict(doc.get("c", {}))
 
     async def key(self, game_id: str, player: str) -> str | None:
         """The key of the sheet `player` was last texted (None: none open)."""
-        return self._parse(await self._get(game_id))[1].get(player)
+        return self._parse(await self._get(game_id))[0].get(player)
 
     async def closed(self, game_id: str, player: str) -> str | None:
         """How `player`'s last texted question closed, while no other is open:
         ANSWERED (by their answer), CLOSED (its time ran out, or the host moved
         on), None (no question closed since)."""
-        return self._parse(await self._get(game_id))[2].get(player)
+        return self._parse(await self._get(game_id))[1].get(player)
 
-    async def claim(self, game: Game, players: list[str]) -> dict[str, S.Sheet]:
-        """The sheets to text now (those whose key changed), recorded as texted.
-        Empty when a newer commit of the game has recorded its sheets already."""
-        actor = acting(game)
-        for _ in range(TRIES):
-            raw = await self._get(game.id)
-            version, keys, closed = self._parse(raw)
-            if version > game.version:
-                return {}
-            before, closed_before = dict(keys), dict(closed)
-            out: dict[str, S.Sheet] = {}
-            for p in players:
-                k = S.key_of(game, p)
-                if k is None:
-                    if keys.pop(p, None) is not None:
-                        closed[p] = ANSWERED if actor and actor.player == p else CLOSED
-                elif before.get(p) != k:
-                    sh = S.sheet(game, p)
-                    if sh is not None:
-                        out[p] = sh
-                    keys[p] = k
-                    closed.pop(p, None)
-            if version == game.version and keys == before and closed == closed_before:
-                return {}
-            if await self._swap(game.id, raw, self._dump(game.version, keys, closed)):
-                return out
-        log.warning("SMS sheets of %s: lost the race %d times", game.id, TRIES)
-        return {}
-
-    async def mark(self, game: Game, player: str, key: str | None) -> None:
-        """Record that `player` was just texted the sheet `key` (a resend)."""
-        for _ in range(TRIES):
-            raw = await self._get(game.id)
-            version, keys, closed = self._parse(raw)
-            if version > game.version or keys.get(player) == key:
-                return
-            if key is None:
-                keys.pop(player, None)
-            else:
-                keys[player] = key
-                closed.pop(player, None)
-            new = self._dump(max(version, game.version), keys, closed)
-            if await self._swap(game.id, raw, new):
-                return
-
-
-class SmsNotifier:
-    def __init__(
-        self,
-        directory: Directory,
-        outbox: Outbox,
-        settings: SmsSettings,
-        store: GameStore | None = None,
+    async def record(
+        self, game_id: str, player: str, key: str | None = None, closed: str | None = None
     ) -> None:
-        self.directory = directory
-        self.outbox = outbox
-        self.settings = settings
-        self.sheets = SentSheets(store)
-        # Whom the last commit of each game texted (this process's commits):
-        # the gateway confirms an answer only to a sender it texted nothing.
-        self._texted: dict[str, tuple[int, frozenset[str]]] = {}
+        """`player` was just texted the sheet `key`, or their question closed
+        (`closed`); a no-op when the record says so already."""
+        lock = self._locks.setdefault(game_id, asyncio.Lock())
+        self._users[game_id] = self._users.get(game_id, 0) + 1
+        try:
+            async with lock:
+                await self._record(game_id, player, key, closed)
+        finally:
+            self._users[game_id] -= 1
+            if not self._users[game_id]:
+                del self._users[game_id], self._locks[game_id]
 
-    async def notify(self, game: Game, events: tuple[Event, ...]) -> None:
-        people = recipients(game)
+    async def _record(self, game_id: str, player: str, key: str | None, closed: str | None) -> None:
+        for _ in range(TRIES):
+            raw = await self._get(game_id)
+            keys, how = self._parse(raw)
+            before = (dict(keys), dict(how))
+            if key is not None:
+                keys[player] = key
+                how.pop(player, None)
+            elif closed is not None:
+                keys.pop(player, None)
+                how[player] = closed
+            if (keys, how) == before:
+                return
+            doc: dict[str, Any] = {"k": keys}
+            if how:
+                doc["c"] = how
+            if await self._swap(game_id, raw, json.dumps(doc, sort_keys=True)):
+                return
+        log.warning("SMS sheets of %s: lost the race %d times", game_id, TRIES)
+
+
+def record_of(payload: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """What delivering an outbox payload records: (sheet key, closed)."""
+    return payload.get("sheet"), payload.get("closed")
+
+
+class SmsComposer:
+    """The SMS side of the outbox (service/compose.py): pure, settings only."""
+
+    def __init__(self, settings: SmsSettings) -> None:
+        self.settings = settings
+
+    def compose(self, before: Game, after: Game, events: tuple[Event, ...]) -> list[OutboxMessage]:
+        people = recipients(after)
         if not people:
-            return
-        changed = await self.sheets.claim(game, people)
+            return []
         public = self.settings.announce != "private"
-        actor = acting(game)
-        echo = actor.seq if actor is not None and live(game) else None
-        texts: list[tuple[str, list[str], bool]] = []
-        hint = short.hint(game, events) if public else None
+        actor = acting(after)
+        echo = actor.seq if actor is not None and live(after) else None
+        hint = short.hint(after, events) if public else None
+        out: list[OutboxMessage] = []
         for who in people:
+            old, new = S.key_of(before, who), S.key_of(after, who)
+            sheet = S.sheet(after, who) if new is not None and new != old else None
+            closed = None
+            if new is None and old is not None:
+                closed = ANSWERED if actor is not None and actor.player == who else CLOSED
             mine = echo if actor is not None and who == actor.player else None
-            lines, secret = compose(game, events, who, changed.get(who), public=public, echo=mine)
+            lines, secret = compose(after, events, who, sheet, public=public, echo=mine)
             if lines and hint is not None:
-                lines = self._free(game, lines, render(hint, game.lang))
+                lines = self._free(after, lines, render(hint, after.lang))
+            # A text carrying the question records it; a reminder re-sends it.
+            carried = new if lines and (sheet is not None or _reminds(after, events, who)) else None
+            prefix = f"{after.version}:{who}"
             if lines:
-                texts.append((who, lines, secret))
-        self._texted[game.id] = (game.version, frozenset(who for who, _, _ in texts))
-        if game.over:
-            self._texted.pop(game.id, None)
-        if texts:
-            # One look-up for the whole table: the records may be a network away.
-            phones = await self.directory.reachable([who for who, _, _ in texts])
-            for who, lines, secret in texts:
-                phone = phones.get(who)
-                if phone is not None:
-                    await self._queue(game, who, phone, lines, secret)
+                out += self.messages(
+                    after, who, lines, secret, prefix, sheet=carried, closed=closed
+                )
+            elif closed is not None:  # nothing to text: only the record changes
+                out.append(OutboxMessage(CHANNEL, f"{prefix}:c", {"player": who, "closed": closed}))
+        return out
+
+    def remind(self, game: Game, events: tuple[Event, ...], tag: str) -> list[OutboxMessage]:
+        """The scheduler's reminders (no commit: written with `append_outbox`),
+        to the SMS players still asked something, under keys `rem:{tag}:...`."""
+        out: list[OutboxMessage] = []
+        for who in recipients(game):
+            lines, secret = compose(game, events, who, None, public=False)
+            if lines:
+                key = S.key_of(game, who)
+                out += self.messages(game, who, lines, secret, f"rem:{tag}:{who}", sheet=key)
+        return out
+
+    def messages(
+        self,
+        game: Game,
+        who: str,
+        lines: list[str],
+        secret: bool,
+        prefix: str,
+        *,
+        sheet: str | None = None,
+        closed: str | None = None,
+    ) -> list[OutboxMessage]:
+        """`lines` to `who` as outbox messages, one per text (split if it must
+        be), keyed `{prefix}:{chunk}`; the last one records `sheet`/`closed`."""
+        body = prepare("\n".join(lines), game.lang, self.settings.transliterate)
+        chunks = split(body)
+        out = []
+        for i, chunk in enumerate(chunks):
+            payload: dict[str, Any] = {"player": who, "body": chunk, "secret": secret}
+            if i == len(chunks) - 1:
+                if sheet is not None:
+                    payload["sheet"] = sheet
+                elif closed is not None:
+                    payload["closed"] = closed
+            out.append(OutboxMessage(CHANNEL, f"{prefix}:{i}", payload))
+        return out
 
     def _free(self, game: Game, lines: list[str], extra: str) -> list[str]:
         """`lines` with `extra` at the end, if that costs no more texts or segments."""
@@ -350,24 +387,16 @@ class SmsNotifier:
         chunks = split(prepare("\n".join(lines), game.lang, self.settings.transliterate))
         return len(chunks), sum(segments(chunk) for chunk in chunks)
 
-    def texted(self, game: Game, who: str) -> bool:
-        """Whether the commit that made `game` texted `who` (here, in this process)."""
-        if game.over:
-            return is_sms(who)  # the end goes to everyone
-        version, people = self._texted.get(game.id, (-1, frozenset()))
-        return version == game.version and who in people
 
-    async def text(self, game: Game, who: str, lines: list[str], secret: bool) -> bool:
-        """Queue `lines` to `who` (one text, split if it must be); False if not sent."""
-        phone = (await self.directory.reachable([who])).get(who) if lines else None
-        if phone is None:
-            return False
-        await self._queue(game, who, phone, lines, secret)
-        return True
+def _reminds(game: Game, events: tuple[Event, ...], who: str) -> bool:
+    return any(
+        ev.kind is Kind.REMINDER and ev.to == who and ev.phase == game.phase.seq for ev in events
+    )
 
-    async def _queue(
-        self, game: Game, who: str, phone: str, lines: list[str], secret: bool
-    ) -> None:
-        body = prepare("\n".join(lines), game.lang, self.settings.transliterate)
-        for chunk in split(body):
-            await self.outbox.send(OutMessage(phone, chunk, game.id, who, secret))
+
+def texted(messages: tuple[OutboxMessage, ...], who: str) -> bool:
+    """Whether a commit's outbox messages text `who` (a record alone is no text)."""
+    return any(
+        m.channel == CHANNEL and m.payload.get("player") == who and "body" in m.payload
+        for m in messages
+    )

@@ -1,14 +1,19 @@
-"""The outbound queue: texts leave in order, at the sender's pace, through Twilio.
+"""Sending texts through Twilio, at the sender's pace.
 
 A long code sends about one message per second; faster, Twilio queues and then
-refuses. One FIFO queue per sender (phone number or Messaging Service), drained
-by one task at `rate` messages per second (the sender's bucket in a `Limiter`,
-adapters/ratelimit.py: shared through Redis, so all workers together keep to
-it), keeps every player's texts in the order they were made (a menu never overtakes the result it follows). Sending is
-the twilio REST client's async API (`client.messages.create_async`), with a
-status callback URL so deliveries are recorded; a text that Twilio refuses
-outright is recorded as failed, and if it carried private information the host
-is told (`on_failed`), since it cannot be sent anywhere else instead.
+refuses. `Outbox.deliver` sends one text now: it waits for the sender's next
+slot (`rate` messages per second: the sender's bucket in a `Limiter`,
+adapters/ratelimit.py, shared through Redis, so all workers together keep to
+it), and a 429 (Twilio's "too many requests"), a 5xx or a lost
+connection delays the text and tries again with doubling waits: never dropped.
+Texts of the game's durable outbox come here from adapters/sms/delivery.py,
+which keeps each player's order; `send` is the in-memory FIFO for the few
+texts that belong to no game (the reply to a phone in none), drained by one
+task per sender. Sending is the twilio REST client's async API
+(`client.messages.create_async`), with a status callback URL so deliveries are
+recorded; a text that Twilio refuses outright is recorded as failed, and if it
+carried private information the host is told (`on_failed`), since it cannot
+be sent anywhere else instead.
 
 `twilio_client(settings)` builds the real client on the client's documented
 extension point, a custom `http_client`: `AiohttpClient` makes the REST calls on
@@ -47,6 +52,26 @@ class OutMessage(NamedTuple):
     game: str | None = None
     player: str | None = None
     secret: bool = False  # private information: a failed delivery is reported to the host
+
+
+class Sent(NamedTuple):
+    """What became of one text: Twilio's SID, or the error it was refused with."""
+
+    sid: str | None
+    error: str | None = None
+
+
+RETRY_FIRST = 1.0  # seconds before a throttled or failed send is tried again
+RETRY_MAX = 60.0
+
+
+def transient(e: BaseException) -> bool:
+    """A failure worth waiting out: throttled (429, Twilio 20429), Twilio's own
+    trouble (5xx), or the network. Anything else is a refusal of this text."""
+    if isinstance(e, TwilioRestException):
+        status = int(e.status or 0)
+        return status == 429 or e.code == 20429 or status >= 500
+    return isinstance(e, aiohttp.ClientError | asyncio.TimeoutError | ConnectionError)
 
 
 class AiohttpClient(AsyncHttpClient):  # type: ignore[misc]
@@ -127,6 +152,7 @@ class Outbox:
         self._queues: dict[str, asyncio.Queue[OutMessage]] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
         self.sent = 0
+        self.retried = 0
 
     async def send(self, message: OutMessage) -> None:
         """Queue `message` behind everything this sender has queued."""
@@ -161,8 +187,7 @@ class Outbox:
         while True:
             message = await queue.get()
             try:
-                await self._pace(sender)
-                await self._send_one(message)
+                await self.deliver(message)
             except Exception:  # one bad message must not stop the queue
                 log.exception("sending a text failed")
             finally:
@@ -184,7 +209,10 @@ class Outbox:
                 return
             await self.sleep(grant.wait)
 
-    async def _send_one(self, m: OutMessage) -> None:
+    async def deliver(self, m: OutMessage) -> Sent:
+        """Send `m` now, at the sender's pace, waiting out throttling and outages
+        (see the module doc); a refusal is recorded as failed and, for a
+        private text, reported (`on_failed`)."""
         kwargs: dict[str, Any] = {"to": m.to, "body": m.body}
         if self.settings.messaging_service_sid:
             kwargs["messaging_service_sid"] = self.settings.messaging_service_sid
@@ -192,19 +220,33 @@ class Outbox:
             kwargs["from_"] = self.settings.from_number
         if self.settings.public_base_url:
             kwargs["status_callback"] = self.settings.status_url
-        try:
-            sent = await self.client.messages.create_async(**kwargs)
-        except TwilioRestException as e:
-            error = str(e.code or e.status)
-            sid = f"failed:{m.to}:{self.wall()}"
-            await self.directory.record_sent(
-                sid, m.to, m.player, m.game, m.secret, "failed", self.wall(), error
-            )
-            log.warning("Twilio refused a text (%s)", error)
-            if m.secret and self.on_failed is not None:
-                await self.on_failed(m, error)
-            return
+        delay = RETRY_FIRST
+        while True:
+            await self._pace(self.settings.sender)
+            try:
+                sent = await self.client.messages.create_async(**kwargs)
+                break
+            except Exception as e:
+                if not transient(e):
+                    if isinstance(e, TwilioRestException):
+                        return await self._refused(m, str(e.code or e.status))
+                    raise
+                self.retried += 1
+                log.warning("Twilio: %s; sending again in %.0f s", type(e).__name__, delay)
+                await self.sleep(delay)
+                delay = min(RETRY_MAX, delay * 2)
         self.sent += 1
         await self.directory.record_sent(
             str(sent.sid), m.to, m.player, m.game, m.secret, str(sent.status), self.wall()
         )
+        return Sent(str(sent.sid))
+
+    async def _refused(self, m: OutMessage, error: str) -> Sent:
+        sid = f"failed:{m.to}:{self.wall()}"
+        await self.directory.record_sent(
+            sid, m.to, m.player, m.game, m.secret, "failed", self.wall(), error
+        )
+        log.warning("Twilio refused a text (%s)", error)
+        if m.secret and self.on_failed is not None:
+            await self.on_failed(m, error)
+        return Sent(None, error)

@@ -5,15 +5,19 @@ Twilio's `RequestValidator` over the URL Twilio called, which is
 `PUBLIC_BASE_URL` + the path (+ query), never the URL this process sees: behind
 a reverse proxy the host, scheme and port differ. A forged or unsigned request
 gets 403 and changes nothing. Then the text is handled (stored by MessageSid,
-deduplicated, applied) before the answer, which is an empty TwiML response:
-replies go out through the REST API and the outbound queue, in order. A text
+deduplicated, applied, its replies written to the game's outbox) before the
+answer, which is an empty TwiML response: replies go out through the REST
+API, from the outbox, in order with the texts the commits caused. A text
 that could not be handled (the store unreachable, say) gets 503 instead, so it
 is not acknowledged: Twilio retries it or calls the number's fallback URL.
 `/sms/twilio/status` records delivery reports the same way.
 
-`create_sms(service, settings)` builds the adapter (directory, outbound queue,
-notifier, gateway) and registers its notifier with the service; `routes(sms)`
-gives the Starlette routes for the ASGI app to mount.
+`create_sms(service, settings)` builds the adapter (directory, sender,
+composer, delivery, gateway) and registers its composer with the service (the
+texts a commit causes are written with it) and its delivery as a notifier (a
+commit of this worker wakes it); `SmsAdapter.start` runs the delivery loop,
+a task of its own beside the webhooks; `routes(sms)` gives the Starlette
+routes for the ASGI app to mount.
 """
 
 from __future__ import annotations
@@ -32,9 +36,10 @@ from starlette.routing import Route
 from twilio.request_validator import RequestValidator
 from twilio.rest import Client
 
+from adapters.sms.delivery import Delivery
 from adapters.sms.directory import Directory, SqliteDirectory
 from adapters.sms.inbound import Gateway, HostHook, TvLink
-from adapters.sms.notifier import SmsNotifier
+from adapters.sms.notifier import SentSheets, SmsComposer
 from adapters.sms.outbound import Outbox, twilio_client
 from adapters.sms.settings import SmsSettings
 from service.games import GameService
@@ -49,10 +54,21 @@ class SmsAdapter:
     settings: SmsSettings
     directory: Directory
     outbox: Outbox
-    notifier: SmsNotifier
+    composer: SmsComposer
+    sheets: SentSheets
+    delivery: Delivery
     gateway: Gateway
 
+    async def start(self) -> None:
+        """Run the delivery loop (the app's lifespan; tests `drain` instead)."""
+        self.delivery.start()
+
+    async def drain(self) -> None:
+        """Deliver everything the outbox holds now, here (tests)."""
+        await self.delivery.drain()
+
     async def close(self) -> None:
+        await self.delivery.stop()
         await self.outbox.close()
         await self.directory.close()
 
@@ -68,6 +84,7 @@ def create_sms(
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     monotonic: Callable[[], float] = time.monotonic,
     register: bool = True,
+    min_idle: float | None = None,
 ) -> SmsAdapter:
     """The SMS adapter around `service`; its notifier joins the service's ports.
     `directory` (which the adapter then owns and closes) holds the SMS records:
@@ -82,20 +99,27 @@ def create_sms(
         clock=monotonic,
         wall=service.clock,
     )
-    notifier = SmsNotifier(directory, outbox, settings, service.store)
+    composer = SmsComposer(settings)
+    sheets = SentSheets(service.store)
+    delivery = Delivery(service.store, directory, outbox, sheets, composer=composer)
+    if min_idle is not None:
+        delivery.min_idle = min_idle
     gateway = Gateway(
         service,
         directory,
-        notifier,
+        composer,
+        sheets,
+        outbox,
         settings,
         host_hook=host_hook,
         tv_link=tv_link,
         clock=service.clock,
     )
     outbox.on_failed = gateway.on_failed
-    if register and notifier not in service.notifiers:
-        service.notifiers.append(notifier)
-    return SmsAdapter(settings, directory, outbox, notifier, gateway)
+    if register and composer not in service.composers:
+        service.composers.append(composer)
+        service.notifiers.append(delivery)
+    return SmsAdapter(settings, directory, outbox, composer, sheets, delivery, gateway)
 
 
 def public_url(request: Request, settings: SmsSettings) -> str:

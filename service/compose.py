@@ -1,0 +1,35 @@
+"""The composer port: the messages a commit causes, decided before it is made.
+
+What the bot says is state (issue #19): a channel that has moved to the
+durable outbox is asked, for every input the service is about to commit,
+which messages the transition from `before` to `after` causes. The service
+writes them with the commit (`GameStore.commit(..., outbox=...)`), so they
+exist exactly when the input does: a worker killed after acknowledging the
+input can no longer lose them, and any worker delivers them from the store.
+
+A composer is pure: no I/O, no clock, no randomness. It may be called more
+than once for one input (a lost version race is applied again to the newer
+state) and only the messages of the attempt that committed are kept. What
+needs I/O (a recipient's phone number, whether they opted out) is the
+delivery's business, at delivery time. Keys must be unique per game and
+channel and derived from the commit (its `after.version`), so that computing
+the same messages twice writes them once.
+
+Channels not yet moved keep the post-commit `Notifier` path (service/ports.py).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from gameflow.core.events import Event
+from gameflow.core.state import Game
+from service.outbox import OutboxMessage
+
+
+class Composer(Protocol):
+    """A channel's side of the outbox: the messages one commit causes."""
+
+    def compose(
+        self, before: Game, after: Game, events: tuple[Event, ...]
+    ) -> list[OutboxMessage]: ...

@@ -1,0 +1,119 @@
+"""SMS delivery from the durable outbox, in one process: what is decided in the
+commit and what is decided when a text is sent (adapters/sms/delivery.py).
+
+- texts wait in the store until a delivery sends them (nothing is sent by the
+  commit itself), and the ack keeps Twilio's SID;
+- STOP is checked when a text is sent: a player who opts out while their
+  texts wait gets none of them;
+- an answer is read against the current question, also while its text
+  still waits in the outbox; the delivery records how the question closed;
+- a batch taken by a consumer that died is sent by the next after `min_idle`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from adapters.sms.directory import SqliteDirectory
+from adapters.sms.notifier import CHANNEL
+from gameflow.core import actions as A
+from tests.fake_twilio import FakeTwilio
+from tests.sms_helpers import HOST, World
+from tests.store_helpers import run
+
+pytestmark = [pytest.mark.sms, pytest.mark.outbox]
+
+PHONES = ["+4791234501", "+4791234502", "+4791234503", "+4791234504", "+4791234505"]
+NAMES = ["Kristoffer", "Marija", "Ingrid", "Sigurd", "Sigrun"]
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeTwilio]:
+    with FakeTwilio() as server:
+        yield server
+
+
+async def started(w: World) -> str:
+    created = await w.service.create_game("station", HOST, lang="en", seed="sms")
+    assert created.code is not None
+    for phone, name in zip(PHONES, NAMES, strict=True):
+        await w.text(phone, f"JOIN {created.code} {name}")
+    await w.service.submit(created.game.id, A.Start(HOST))
+    return created.game.id
+
+
+def world_run(fake: FakeTwilio, body: object) -> None:
+    async def main() -> None:
+        w = World(fake, directory=SqliteDirectory())
+        try:
+            await body(w)  # type: ignore[operator]
+        finally:
+            await w.close()
+
+    run(main())
+
+
+def test_texts_wait_in_the_store_until_delivered_and_the_ack_keeps_the_sid(
+    fake: FakeTwilio,
+) -> None:
+    async def body(w: World) -> None:
+        game_id = await started(w)
+        welcomed = len(fake.messages)
+        assert await w.store.outbox_ready(CHANNEL) == [game_id]
+        assert len(fake.messages) == welcomed  # the commit itself sent nothing
+        taken = await w.store.take(CHANNEL, game_id, "peek", min_idle=0)
+        assert len(taken) >= len(PHONES)
+        w.sms.delivery.min_idle = 0  # the peek's hold is released at once
+        await w.sms.drain()
+        sent = fake.messages[welcomed:]
+        assert {m["to"] for m in sent} == set(PHONES)
+        first = await w.store.delivered(CHANNEL, game_id, taken[0].key)
+        assert first is not None and first["sid"] in {m["sid"] for m in sent}
+        assert w.sms.delivery.reclaimed == len(taken)  # handed out a second time
+        assert await w.store.outbox_ready(CHANNEL) == []
+
+    world_run(fake, body)
+
+
+def test_stop_is_checked_when_a_text_is_sent(fake: FakeTwilio) -> None:
+    async def body(w: World) -> None:
+        game_id = await started(w)  # the role cards wait in the outbox
+        before = len(w.inbox(PHONES[2]))
+        await w.sms.directory.opt_out(PHONES[2], w.clock())  # STOP by another path
+        await w.sms.drain()
+        assert len(w.inbox(PHONES[2])) == before
+        assert all("Round 1" in w.last(p) or "role" in w.last(p).lower() for p in PHONES[:2])
+        rows = [await w.store.delivered(CHANNEL, game_id, k) for k in await _keys(w, game_id)]
+        assert any(r == {"skipped": True} for r in rows)
+
+    world_run(fake, body)
+
+
+async def _keys(w: World, game_id: str) -> list[str]:
+    game = await w.service.load(game_id)
+    return [f"{game.version}:{w.pid(PHONES[2])}:{i}" for i in range(3)]
+
+
+def test_an_answer_is_read_against_the_current_question(fake: FakeTwilio) -> None:
+    """Even while its text still waits in the outbox: the gateway reads the
+    state, not the delivery's record (adapters/sms/inbound.py, `_answer`)."""
+
+    async def body(w: World) -> None:
+        game_id = await started(w)
+        await w.sms.drain()
+        for _ in range(2):  # the mission ends, then the discussion: the vote opens
+            game = await w.service.load(game_id)
+            w.clock.tick(1000)
+            await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
+        voting = await w.service.load(game_id)
+        assert voting.phase.name == "vote"
+        assert await w.store.outbox_ready(CHANNEL) == [game_id]  # the vote's texts wait
+        await w.text(PHONES[0], "1")
+        assert (await w.service.load(game_id)).version == voting.version + 1
+        assert await w.store.outbox_ready(CHANNEL) == []
+        assert any("Reply with the number" in t for t in w.inbox(PHONES[0])[-2:])
+        assert await w.sms.sheets.closed(game_id, w.pid(PHONES[0])) == "a"
+
+    world_run(fake, body)
