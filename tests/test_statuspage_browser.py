@@ -9,8 +9,6 @@ under CI (env CI set), so a CI image without it cannot pass silently.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,43 +24,14 @@ from gameflow.core import actions as A
 from gameflow.core.engine import apply, view
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
+from tests import chromium
+from tests.chromium import Clock
+
+browser = chromium.browser  # the fixture: one browser per module
 
 pytestmark = pytest.mark.statuspage
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not (os.path.exists(CHROMIUM) and shutil.which(CHROMIUM)):
-        message = f"{CHROMIUM} is missing (apt-get install chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = demo.EPOCH
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(scope="module")

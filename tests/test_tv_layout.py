@@ -15,8 +15,6 @@ page's script does with each event, then all again at the second viewport.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,11 +27,13 @@ from adapters.tv.screens import render_screen
 from adapters.tv.source import JoinInfo, MemorySource
 from gameflow.core.engine import view
 from gameflow.core.state import Game
+from tests import chromium
+from tests.chromium import Clock
+
+browser = chromium.browser  # the fixture: one browser per module
 
 pytestmark = pytest.mark.statuspage
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "layout"
 VIEWPORTS = ((1280, 720), (1920, 1080))
 LONG = (
@@ -108,29 +108,6 @@ MEASURE = """() => {
 
 
 SWAP = "(html) => { document.querySelector('#screen').innerHTML = html; }"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not (os.path.exists(CHROMIUM) and shutil.which(CHROMIUM)):
-        message = f"{CHROMIUM} is missing (apt-get install chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = demo.EPOCH
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(scope="module")
