@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from adapters.store.sqlite_tx import tx
 from service.outbox import DEFAULT_CLAIM_IDLE, MAX_BATCH, OutboxEntry, OutboxMessage, check_channel
 
 T = TypeVar("T")
@@ -67,7 +68,7 @@ class SqliteOutbox:
         new = rows(messages)
 
         def go(db: sqlite3.Connection) -> int:
-            with _tx(db):
+            with tx(db):
                 if self._live(db, game_id) is None:
                     return 0
                 return write(db, game_id, new)
@@ -102,7 +103,7 @@ class SqliteOutbox:
 
         def go(db: sqlite3.Connection) -> list[OutboxEntry]:
             now = self.clock()
-            with _tx(db):
+            with tx(db):
                 if self._live(db, game_id) is None:
                     return []
                 open_ = db.execute(
@@ -129,7 +130,7 @@ class SqliteOutbox:
 
     async def renew(self, channel: str, game_id: str, consumer: str) -> int:
         def go(db: sqlite3.Connection) -> int:
-            with _tx(db):
+            with tx(db):
                 return db.execute(
                     "UPDATE outbox SET claimed_at = ? WHERE channel = ? AND game = ?"
                     " AND claimed_by = ? AND acked = 0",
@@ -144,7 +145,7 @@ class SqliteOutbox:
         text = json.dumps(dict(result or {}), ensure_ascii=False)
 
         def go(db: sqlite3.Connection) -> bool:
-            with _tx(db):
+            with tx(db):
                 changed = db.execute(
                     "UPDATE outbox SET acked = 1, payload = NULL, result = ?"
                     " WHERE channel = ? AND game = ? AND key = ? AND acked = 0",
@@ -165,16 +166,3 @@ class SqliteOutbox:
             return None if row is None else dict(json.loads(row[0]))
 
         return await self._run(go)
-
-
-class _tx:
-    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error), as the store's own."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")

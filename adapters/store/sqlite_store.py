@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from adapters.store import sqlite_outbox
 from adapters.store.sqlite_outbox import SqliteOutbox
+from adapters.store.sqlite_tx import tx
 from gameflow.core.codec import decode_game, encode_game
 from gameflow.core.state import Game
 from service.outbox import OutboxMessage
@@ -114,7 +115,7 @@ class SqliteStore(SqliteOutbox):
         text = encode_game(game)
 
         def go(db: sqlite3.Connection) -> bool:
-            with _tx(db):
+            with tx(db):
                 if db.execute("SELECT 1 FROM games WHERE id = ?", (game.id,)).fetchone():
                     if self._live(db, game.id) is not None:
                         return False
@@ -151,7 +152,7 @@ class SqliteStore(SqliteOutbox):
 
         def go(db: sqlite3.Connection) -> CommitResult:
             now = self.clock()
-            with _tx(db):
+            with tx(db):
                 row = self._live(db, game_id)
                 if row is None:
                     return CommitResult(Status.MISSING, -1)
@@ -221,7 +222,7 @@ class SqliteStore(SqliteOutbox):
     async def claim(self, key: str, value: str) -> str:
         def go(db: sqlite3.Connection) -> str:
             now = self.clock()
-            with _tx(db):
+            with tx(db):
                 row = db.execute(
                     "SELECT value FROM claims WHERE key = ? AND expires > ?", (key, now)
                 ).fetchone()
@@ -245,7 +246,7 @@ class SqliteStore(SqliteOutbox):
 
     async def finish(self, game_id: str) -> None:
         def go(db: sqlite3.Connection) -> None:
-            with _tx(db):
+            with tx(db):
                 self._finish(db, game_id, self.clock())
             self._purge(db)
 
@@ -253,7 +254,7 @@ class SqliteStore(SqliteOutbox):
 
     def _purge(self, db: sqlite3.Connection) -> None:
         now = self.clock()
-        with _tx(db):
+        with tx(db):
             for (game_id,) in db.execute(
                 "SELECT id FROM games WHERE expires IS NOT NULL AND expires <= ?", (now,)
             ).fetchall():
@@ -269,7 +270,7 @@ class SqliteStore(SqliteOutbox):
 
     async def claim_code(self, code: str, game_id: str) -> bool:
         def go(db: sqlite3.Connection) -> bool:
-            with _tx(db):
+            with tx(db):
                 if db.execute("SELECT 1 FROM codes WHERE code = ?", (code,)).fetchone():
                     return False
                 db.execute("INSERT INTO codes (code, game) VALUES (?, ?)", (code, game_id))
@@ -336,7 +337,7 @@ class SqliteStore(SqliteOutbox):
 
     async def swap_attr(self, game_id: str, name: str, old: str | None, new: str) -> bool:
         def go(db: sqlite3.Connection) -> bool:
-            with _tx(db):
+            with tx(db):
                 if self._live(db, game_id) is None:
                     return False
                 row = db.execute(
@@ -377,7 +378,7 @@ class SqliteStore(SqliteOutbox):
 
     async def _exec(self, sql: str, *args: Any) -> int:
         def go(db: sqlite3.Connection) -> int:
-            with _tx(db):
+            with tx(db):
                 return db.execute(sql, args).rowcount
 
         return await self._run(go)
@@ -387,20 +388,6 @@ class SqliteStore(SqliteOutbox):
         if db is not None:
             await asyncio.get_running_loop().run_in_executor(self._pool, db.close)
         self._pool.shutdown(wait=True)
-
-
-class _tx:
-    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error): takes the write lock up front,
-    so two processes on one file can never both pass the version check."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
 
 
 def _delete_game(db: sqlite3.Connection, game_id: str) -> None:
