@@ -105,7 +105,6 @@ REPLY = N_("Reply: {fields}. E.g. {example}")
 NUMBERED = N_("{field}: {options}. Reply with the number.")
 PICK = N_("Reply with the number. E.g. {example}")
 FREE = N_("{kind}: write it in one text.")
-CHANGED = N_("That menu has changed:")
 HELP = N_(
     "JOIN code name: join a game. STATUS: your question again. VOTES: who voted "
     "for whom. Host: NEW STATION, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
@@ -148,7 +147,6 @@ TEMPLATES: dict[str, dict[str, str | int]] = {
     NUMBERED: {"field": "", "options": ""},
     PICK: {"example": "2 Kristoffer"},
     FREE: {"kind": ""},
-    CHANGED: {},
     HELP: {},
     CREATED: {"code": "KPRT"},
     CREATED_TV: {"code": "KPRT", "tv": "https://muldvarp.example.org/tv/" + "x" * 43},
