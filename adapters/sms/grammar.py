@@ -251,6 +251,16 @@ def match(text: str | list[str], menus: tuple[Menu, ...]) -> Matched | Unmatched
     return Unmatched("ambiguous")
 
 
+def leads_with_number(body: str) -> bool:
+    """Whether `body` begins with a number ("2", "2.", "1 Ana"): a number names
+    a place in the menu the player read (an option, an entry, a plan of a
+    one-line answer), so it means something else on another menu; a word
+    names a value and reads the same on any menu (adapters/sms/inbound.py
+    refuses a number typed against an older menu, never a word)."""
+    words = tokens(body)
+    return bool(words) and (fold(words[0]).strip(".!") or words[0]).isdecimal()
+
+
 def _number(word: str, count: int) -> int | None:
     if word.isdecimal() and len(word) <= 3 and 1 <= int(word) <= count:
         return int(word)

@@ -13,9 +13,10 @@ Replies to a phone in a game go into the game's durable outbox
 hears back: so a reply and the texts the transition caused keep their order,
 and a worker killed after answering Twilio still sends it. A reply to a phone
 in no game goes out through the in-memory queue (at most once). Answers are
-read against the current state's question (see `_answer`); how a player's
-last question closed (answered, or its time ran out) is the delivery's record
-(`SentSheets`), for the reply to an answer when nothing is asked.
+read against the current state's question; a number is refused while that
+question's menu is still on its way to the player (see `_answer`). What a
+player was last texted, and how their last question closed (answered, or
+its time ran out), is the delivery's record (`SentSheets`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from adapters.sms import grammar as G
 from adapters.sms import opt_out, short
@@ -49,9 +49,8 @@ from adapters.sms.segments import prepare
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
 from gameflow.core.state import Game
-from gameflow.core.text import Msg, msg
+from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
-from gameflow.replay import parse_step
 from service.games import GameNotFound, GameService
 from service.ports import GameStore
 
@@ -64,6 +63,13 @@ HOST_ACTIONS: dict[str, type[A.Action]] = {
     "advance": A.Advance,
     "end": A.End,
 }
+
+# The reply to a number typed against an older menu (see `Gateway._answer`).
+# Not counted, and why; the new menu follows in the outbox (MENU is STATUS).
+STALE = N_(
+    "Not counted: that number was for an earlier menu. A new one is on its way: "
+    "answer that one. MENU sends it again."
+)
 
 # A host that is not an SMS player (Telegram) is told through this hook.
 HostHook = Callable[[Game, Msg], Awaitable[None]]
@@ -294,20 +300,27 @@ class Gateway:
     async def _answer(self, sid: str, body: str, game: Game, player: str, say: Say) -> None:
         """Read `body` against the player's question in the current state.
 
-        Not against the menu last texted: with the texts in the outbox, a
-        question is committed a moment before its text leaves, and Twilio
-        hands it to the phone seconds after that, so no record of ours says
-        what the player has read. Refusing a number until the delivery caught
-        up refused answers to texts already on the phone (tests/test_scale.py
-        saw games stall on them), and a record written at the commit, as
-        before the outbox, was the current question anyway, give or take a
-        race between workers. A menu that changed under a typed number is
-        rare (a number is typed after its text came), and a word names a
-        value, not a place, so it always reads as meant."""
+        A number names a place in the menu the player read: "2" on an older
+        vote is another player on the new one, and "1" on the last team's
+        approval approves the next team. With the texts in the outbox, a
+        question is committed a moment before its menu leaves, so a number
+        may have been typed for the menu before. The delivery records the
+        sheet it texts a player just before Twilio gets the text
+        (`SentSheets`), so when that record names another sheet than the
+        question open now (or says a question closed since), the new menu
+        is not on the phone yet: the number is refused, nothing changes, and
+        the player is told to answer the new menu, which the outbox sends
+        ahead of this reply. A word (a name, yes, a card) names a value, not
+        a place, and reads as meant whatever menu it was typed on. No record
+        at all (the game's first question on its way, a game older than the
+        record) reads the number as before."""
         lang = game.lang
         sh = S.sheet(game, player)
         if sh is None:
             say.append(await self.nothing_now(game, player))
+            return
+        if G.leads_with_number(body) and await self._older(game, player, sh):
+            say.append(R.t(STALE, lang))
             return
         found = S.read(game, sh, player, body)
         if isinstance(found, G.Unmatched):
@@ -315,6 +328,11 @@ class Gateway:
             say.sheet = sh.key  # the refusal shows the sheet it was read against
             return
         await self._submit(sid, game, found, player, say, answer=True)
+
+    async def _older(self, game: Game, player: str, sh: S.Sheet) -> bool:
+        """Whether the player's last texted menu is not `sh` (see `_answer`)."""
+        key, closed = await self.sheets.last(game.id, player)
+        return (key is not None or closed is not None) and key != sh.key
 
     async def nothing_now(self, game: Game, player: str) -> str:
         """The reply to an answer when nothing is asked of the player: their
@@ -443,16 +461,6 @@ class Gateway:
         # The text's own digest (no number in the store's keys): one report per text.
         key = hashlib.sha256(f"{message.to}\n{message.body}".encode()).hexdigest()[:24]
         await self.report_failure(message.game, message.player, key)
-
-
-def _action(game: Game, step: dict[str, Any], menu: G.Menu) -> A.Action | None:
-    """The action a `grammar.match` of `menu` stands for (tests/test_scale reads
-    answers this way); None if the rules' step reader refuses it."""
-    del menu  # yes/no fields are booleans in legal(): no 0/1 to convert any more
-    try:
-        return parse_step(game, step)
-    except ValueError:
-        return None
 
 
 def _name(game: Game, player: str) -> str:

@@ -16,7 +16,8 @@ resolves the number and checks STOP when it sends, so a number changed or a
 STOP texted meanwhile is honoured. Keys are `{version}:{player}:{chunk}`.
 
 What the player was last texted is recorded by the delivery (`SentSheets`,
-a store attr); the gateway reads answers against the current state.
+a store attr); the gateway reads answers against the current state, and
+refuses a number typed while that state's question is not yet texted.
 
 SMS costs per segment (issue #16: five a round for a 7-player Station game),
 so nothing is sent twice: a news line that a later line of the same text
@@ -220,10 +221,12 @@ class SentSheets:
     several deliveries of one game must never lose each other's change.
 
     The gateway reads `closed` (the reply to an answer when nothing is
-    asked: "your answer is in" or "too late"); the keys say which question a
-    player was last texted (support and tests). The delivery writes the
-    record as it hands the text to Twilio. Without a store (a unit test) the
-    record lives in memory."""
+    asked: "your answer is in" or "too late") and `last`: a number typed
+    while the record names another sheet than the question open now (its
+    text still on the way) was typed for the older menu and is refused. The
+    delivery writes the record just before it hands the text to Twilio, so a
+    player never holds a menu newer than the record. Without a store (a unit
+    test) the record lives in memory."""
 
     def __init__(self, store: GameStore | None) -> None:
         self.store = store
@@ -256,6 +259,12 @@ class SentSheets:
     async def key(self, game_id: str, player: str) -> str | None:
         """The key of the sheet `player` was last texted (None: none open)."""
         return self._parse(await self._get(game_id))[0].get(player)
+
+    async def last(self, game_id: str, player: str) -> tuple[str | None, str | None]:
+        """What `player` was last texted, in one read: (the sheet's key, how
+        it closed). (None, None): nothing recorded (no question texted yet)."""
+        keys, how = self._parse(await self._get(game_id))
+        return keys.get(player), how.get(player)
 
     async def closed(self, game_id: str, player: str) -> str | None:
         """How `player`'s last texted question closed, while no other is open:
