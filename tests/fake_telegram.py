@@ -479,7 +479,7 @@ class Harness:
         if self.settle is not None:
             await self.settle()
         else:
-            await self.tg.outbound.join()
+            await self.tg.settled()
 
     async def command(self, uid: int, name: str, text: str, *, chat_id: int | None = None) -> None:
         await self.send(self.users.command(uid, name, text, chat_id=chat_id))

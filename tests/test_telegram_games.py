@@ -112,7 +112,7 @@ def test_a_complete_game_over_telegram(kind: str, players: int, seed: int, tmp_p
                     clock.now = max(clock.now, game.phase.deadline or clock.now)
                     seq = game.phase.seq
                     await h.service.submit(game_id, A.Deadline(None, seq), key=f"deadline:{seq}")
-                    await h.tg.outbound.join()
+                    await h.tg.settled()
                     stuck, deadlines = 0, deadlines + 1
                     continue
                 uid, message, data = rng.choice(options)

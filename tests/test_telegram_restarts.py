@@ -131,7 +131,7 @@ def test_an_older_commits_notification_never_overwrites_a_newer_one(tmp_path: Pa
             sent = len(api.sent("sendMessage"))
             # the slow worker's notification of the older state arrives now
             await h.tg.notifier.notify(older, ())
-            await h.tg.outbound.join()
+            await h.tg.settled()
             assert len(api.sent("sendMessage")) == sent  # Ana is not asked again
             after = parse_record(await store.get_attr(game_id, OPEN_ATTR))
             assert after == (version, entries)

@@ -9,9 +9,8 @@ import pytest
 
 from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.notifier import OPEN_ATTR, parse_open
-from adapters.telegram.resume import resume_prompts
 from tests.fake_telegram import FakeBotApi, Harness, Users, buttons, serving
-from tests.store_helpers import T0, FakeClock, run
+from tests.store_helpers import FakeClock, run
 from tests.test_telegram import GROUP, HOST, PEOPLE, choose, current, editor_of, lobby
 
 pytestmark = pytest.mark.telegram
@@ -87,7 +86,7 @@ def test_the_command_menu_is_set_in_every_language(tmp_path: Path) -> None:
     run(go())
 
 
-def test_prompts_a_crash_lost_are_sent_again_after_the_restart(tmp_path: Path) -> None:
+def test_prompts_a_crash_lost_are_sent_after_the_restart_from_the_outbox(tmp_path: Path) -> None:
     async def go() -> None:
         clock = FakeClock()
         store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
@@ -100,32 +99,37 @@ def test_prompts_a_crash_lost_are_sent_again_after_the_restart(tmp_path: Path) -
                 for uid in PEOPLE:
                     await choose(a, uid, picks)
                 assert (await a.service.load(game_id)).phase.name == "discussion"
-                # The host moves on to the vote: its prompts are queued, and the
-                # worker dies before sending them (its queue goes with it).
+                # The host moves on to the vote; the worker takes the outbox
+                # batch with the vote's prompts and dies before sending any.
+                assert a.tg.delivery is not None
+                await a.tg.delivery.stop(grace=0)
                 await a.tg.outbound.stop(drain=False)
                 advance = users.command(HOST, "Hana", "/advance", chat_id=GROUP)
                 assert await a.post(advance) == 200
+                held = await store.take("telegram", game_id, "the-dead-worker")
+                assert {e.payload["kind"] for e in held} >= {"sync", "news"}
             game = await store.load(game_id)
             assert game is not None and game.phase.name == "vote"
             assert all(api.last_with_buttons(uid) is None for uid in PEOPLE)
 
-            clock.tick(60)
             async with Harness(api, store, clock, users) as b:
-                # phases that began after this worker started are its own
-                early = await resume_prompts(b.service, b.tg.notifier, since=T0 - 1, grace=0)
-                assert early == 0
-                sent = await resume_prompts(b.service, b.tg.notifier, since=clock.now, grace=0)
-                assert sent == len(PEOPLE)
-                await b.tg.outbound.join()
+                assert b.tg.delivery is not None
+                await b.tg.delivery.drain(timeout=0.5)  # held by the dead worker: not yet
+                assert all(api.last_with_buttons(uid) is None for uid in PEOPLE)
+                clock.tick(60)  # its hold has lapsed: any worker takes the batch
+                await b.tg.settled()
                 seq = f"|{game.phase.seq}|"
                 for uid in PEOPLE:
                     message = api.last_with_buttons(uid)
                     assert message is not None and seq in buttons(message)[0][1], uid
+                assert b.tg.delivery.reclaimed == len(held)
                 # once up (and recorded), nothing is sent twice
-                assert await b.tg.notifier.resume(await b.service.load(game_id)) == 0
-                again = await resume_prompts(b.service, b.tg.notifier, since=clock.now, grace=0)
-                assert again == 0
-                # and the resent prompts work: everyone votes, the round ends
+                counts = {uid: len(api.chat(uid)) for uid in (*PEOPLE, GROUP)}
+                await b.tg.settled()
+                assert {uid: len(api.chat(uid)) for uid in (*PEOPLE, GROUP)} == counts
+                vote_news = [t for t in api.texts(GROUP) if "vote" in t.lower()]
+                assert len(vote_news) >= 1
+                # and the prompts work: everyone votes, the round ends
                 for uid in PEOPLE:
                     message = api.last_with_buttons(uid)
                     assert message is not None

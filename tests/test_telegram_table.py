@@ -250,7 +250,7 @@ class Table:
             clock.now = max(clock.now, game.phase.deadline)
             key = f"deadline:{self.game_id}:{seq}"
             await self.h.service.submit(self.game_id, A.Deadline(None, seq), key=key)
-            await self.h.tg.outbound.join()
+            await self.h.tg.settled()
         self.stats.deadlines += 1
 
     async def play(self, strategy: Strategy, *, steps: int = 3000) -> Game:

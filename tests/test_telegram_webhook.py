@@ -24,7 +24,7 @@ def test_a_forged_update_is_refused_with_403(tmp_path: Path) -> None:
             assert await h.post(update, secret="wrong") == 403
             assert await h.post(update, secret="") == 403
             assert await h.post(update, secret="s3cret-webhook-token-but-longer") == 403
-            await h.tg.outbound.join()
+            await h.tg.settled()
             assert api.sent("sendMessage") == []
             assert await store.whereis("tg:1") is None
             assert await h.post(update) == 200  # the real secret
@@ -48,7 +48,7 @@ def test_a_duplicate_update_is_applied_once_also_after_a_restart(tmp_path: Path)
                 join = h.users.command(11, "Ana", f"/join {code}")
                 assert await h.post(join) == 200
                 assert await h.post(join) == 200  # Telegram delivers it again
-                await h.tg.outbound.join()
+                await h.tg.settled()
                 game = await h.service.load(game_id)
                 assert game.players == ("tg:11",) and game.version == 1
                 assert len(api.texts(11)) == 1  # the duplicate was not even answered
@@ -60,12 +60,12 @@ def test_a_duplicate_update_is_applied_once_also_after_a_restart(tmp_path: Path)
             async with Harness(api, store, clock) as h2:
                 before = len(await store.log(game_id))
                 assert await h2.post(join) == 200
-                await h2.tg.outbound.join()
+                await h2.tg.settled()
                 game = await h2.service.load(game_id)
                 assert game.players == ("tg:11",) and game.version == 1
                 assert len(await store.log(game_id)) == before
                 assert await h2.post(new) == 200
-                await h2.tg.outbound.join()
+                await h2.tg.settled()
                 codes = {t.split("start=")[1].split()[0] for t in api.texts(2) if "start=" in t}
                 assert len(codes) == 1  # one game for one "new game" update
         await store.close()
@@ -116,7 +116,7 @@ def test_a_button_press_is_answered_in_the_webhook_reply(tmp_path: Path) -> None
                     "callback_query_id": press["callback_query"]["id"],
                     "text": text,
                 }
-            await h.tg.outbound.join()
+            await h.tg.settled()
             # the bot itself made no call (getMe and the menu are the start's): Telegram makes it
             assert {c.method for c in api.calls} == {"getMe", "setMyCommands"}
             assert h.tg.answers == {}

@@ -12,7 +12,6 @@ in presses.py.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -29,13 +28,13 @@ from telegram.ext import (
     filters,
 )
 
+from adapters.telegram.delivery import TelegramDelivery
 from adapters.telegram.hosting import HOST_PAYLOAD, Hosting, TvLink
 from adapters.telegram.keyboards import is_free, offered
 from adapters.telegram.language import LANGUAGE_OF, user_lang
 from adapters.telegram.notifier import ACTING, Acting, Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound, Priority
 from adapters.telegram.presses import Presses
-from adapters.telegram.resume import RESUME_GRACE
 from gameflow.core import actions as A
 from gameflow.core.question import question
 from gameflow.core.result import Rejected
@@ -117,9 +116,14 @@ class Telegram(Hosting, Presses):
     # join code -> game, as last looked up (a code names its game while the
     # game lives; a join that fails through a cached code looks it up again)
     codes: Recent[str, str] = field(default_factory=Recent)
-    # the prompts a previous run lost, sent again after a start (resume.py)
-    resume_grace: float = RESUME_GRACE
-    resuming: asyncio.Task[int] | None = None
+    # what the commits decided, sent from the durable outbox (delivery.py)
+    delivery: TelegramDelivery | None = None
+
+    async def settled(self) -> None:
+        """Everything decided so far is sent (tests; a graceful stop)."""
+        if self.delivery is not None:
+            await self.delivery.settled()
+        await self.outbound.join()
 
     # -- helpers ------------------------------------------------------------------
 
@@ -249,7 +253,7 @@ class Telegram(Hosting, Presses):
             acts = game.running and bool(offered(game, player))
             self.reply(chat, render(HOST_GM if acts else HOST_CONTROLS, game.lang))
             return
-        if not await self.notifier.reprompt(game, player):
+        if not await self.notifier.reprompt(game, player, f"tg:{update.update_id}"):
             self.reply(chat, render(NOTHING_NOW, game.lang))
 
     async def chat(self, update: Update, context: Context) -> None:

@@ -104,10 +104,11 @@ class News:
         *,
         protect: bool = False,
         label: str = "news",
-    ) -> None:
-        """Queue `parts` for `chat`, into its waiting batch when it has one."""
+    ) -> Job | None:
+        """Queue `parts` for `chat`, into its waiting batch when it has one;
+        returns the call that will carry them."""
         if not parts:
-            return
+            return None
         now = self.outbound.clock()
         batch = self._batches.get(chat)
         if (
@@ -119,7 +120,7 @@ class News:
         ):
             batch.parts.extend(parts)
             batch.added.extend(now for _ in parts)
-            return
+            return batch.job
         batch = Batch(chat, lang, list(parts), [now] * len(parts))
         self._batches[chat] = batch
         self._queued[chat] = self._queued.get(chat, 0) + 1
@@ -140,3 +141,4 @@ class News:
             return message
 
         batch.job = self.outbound.send(chat, call, priority=Priority.CHATTER, label=label)
+        return batch.job

@@ -88,6 +88,33 @@ class Job:
     order: int = 0
     attempts: int = 0
     slot: Slot | None = None  # the reserved send time, when sent from a send loop
+    # Resolved when the call is done for good: with its result once Telegram
+    # accepted it, with a `Failed` when it never can be (the outbox delivery
+    # acks its entry either way, telegram/delivery.py).
+    waiter: asyncio.Future[Any] | None = None
+    settled: bool = False
+    outcome: Any = None
+
+    def wait(self) -> asyncio.Future[Any]:
+        if self.waiter is None:
+            self.waiter = asyncio.get_running_loop().create_future()
+            if self.settled:
+                self.waiter.set_result(self.outcome)
+        return self.waiter
+
+    def settle(self, result: Any) -> None:
+        if self.settled:
+            return
+        self.settled, self.outcome = True, result
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(result)
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """A call Telegram refused for good (a blocked bot, a deleted chat)."""
+
+    error: str
 
 
 @dataclass(slots=True)
@@ -419,6 +446,7 @@ class Outbound:
             else:  # this call can never succeed: resending would loop forever
                 self.stats.failed += 1
                 log.warning("telegram refused %s for chat %s: %s", job.label, chat, exc)
+                job.settle(Failed(str(exc)))
         except NetworkError as exc:  # timeouts, connection errors, Telegram's 5xx
             self.stats.retried_network += 1
             self._blocked[chat] = self.clock() + self.network_retry
@@ -427,9 +455,11 @@ class Outbound:
         except TelegramError as exc:  # e.g. a group migrated: resending can't help
             self.stats.failed += 1
             log.warning("telegram error for %s to chat %s: %s", job.label, chat, exc)
-        except Exception:
+            job.settle(Failed(str(exc)))
+        except Exception as exc:
             self.stats.failed += 1
             log.exception("sending %s to chat %s failed", job.label, chat)
+            job.settle(Failed(repr(exc)))
         else:
             self._done(job, result)
         finally:
@@ -455,3 +485,4 @@ class Outbound:
                 job.on_done(result)
             except Exception:
                 log.exception("on_done of %s failed", job.label)
+        job.settle(result)

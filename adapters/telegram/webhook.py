@@ -20,8 +20,6 @@ server, or the tests' fake, e.g. http://127.0.0.1:8081/bot).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hmac
 import json
 import logging
@@ -37,11 +35,12 @@ from starlette.routing import Route
 from telegram import Update
 from telegram.ext import Application, ApplicationBuilder
 
+from adapters.telegram.compose import TelegramComposer
+from adapters.telegram.delivery import TelegramDelivery
 from adapters.telegram.handlers import Telegram, add_handlers, register_menu
 from adapters.telegram.hosting import TvLink
 from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.outbound import Outbound
-from adapters.telegram.resume import resume_prompts
 from service.games import GameService
 
 log = logging.getLogger(__name__)
@@ -65,9 +64,11 @@ def build(
     outbound_options: Mapping[str, Any] | None = None,
     seed_for: Callable[[Update], str | None] | None = None,
     setup_for: Callable[[Update], Mapping[str, Any] | None] | None = None,
+    delivery_options: Mapping[str, Any] | None = None,
 ) -> tuple[App, Telegram]:
     """The PTB application with our handlers, and the adapter (outbound queue,
-    notifier); the notifier is added to the service's ports."""
+    notifier, outbox delivery); the composer and the notifier are added to the
+    service's ports."""
     builder = ApplicationBuilder().token(token)
     builder = builder.base_url(base_url or os.environ.get("TELEGRAM_API_BASE_URL") or OFFICIAL_API)
     if not polling:
@@ -75,8 +76,12 @@ def build(
     application = builder.build()
     outbound = Outbound(application.bot, **dict(outbound_options or {}))
     notifier = TelegramNotifier(outbound, service.store, wall=service.clock)
+    delivery = TelegramDelivery(service.store, notifier, **dict(delivery_options or {}))
+    notifier.wake = delivery.wake
+    service.composers.append(TelegramComposer())
     service.notifiers.append(notifier)
     tg = Telegram(service, outbound, notifier, default_lang, tv_link, seed_for, setup_for)
+    tg.delivery = delivery
     add_handlers(application, tg)
     return application, tg
 
@@ -97,24 +102,19 @@ async def start(
 
 async def start_ours(application: App, tg: Telegram) -> None:
     """What every way of running the bot starts beside PTB: the outbound queue,
-    the command menu, and (in the background) the prompts a previous run lost,
-    sent again (resume.py)."""
+    the outbox delivery (which also sends what a previous run left undelivered)
+    and the command menu."""
     await tg.outbound.start()
+    if tg.delivery is not None:
+        tg.delivery.start()
     await register_menu(application.bot, tg.default_lang)
-    since = tg.service.clock()
-    tg.resuming = asyncio.create_task(
-        resume_prompts(tg.service, tg.notifier, since=since, grace=tg.resume_grace),
-        name="telegram-resume",
-    )
 
 
 async def stop_ours(tg: Telegram) -> None:
-    """Undo `start_ours`: stop resuming, then send what is queued."""
-    if tg.resuming is not None:
-        tg.resuming.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await tg.resuming
-        tg.resuming = None
+    """Undo `start_ours`: let the batches in hand finish, then send what is
+    queued (what is left in the outbox waits for the next worker)."""
+    if tg.delivery is not None:
+        await tg.delivery.stop()
     await tg.outbound.stop(drain=True)
 
 

@@ -1,0 +1,170 @@
+"""The Telegram composer: the messages a commit causes, written with it.
+
+What the bot says is state (issue #19). For every input the service is
+about to commit, `TelegramComposer.compose(before, after, events)` decides
+the Telegram messages the transition causes, and the service writes them in
+the same atomic step as the input (the durable outbox, service/compose.py).
+Any worker then delivers them (adapters/telegram/delivery.py), so a worker
+killed after acknowledging an input can no longer lose the role cards,
+results or questions it caused.
+
+The composer is pure (no I/O, no clock): what needs I/O is left to the
+delivery, at delivery time:
+
+- `say`: a private message (a TELL, a HOST line), rendered here; secrets go
+  with `protect_content`.
+- `news`: the public news of the moment, for "the game's group" (resolved by
+  the delivery from the store's group record; skipped when there is none), and
+  for each player and the host "unless there is a group" (a game played in
+  private chats); the end reveal reaches every player whatever. Runs of joins
+  are kept as joins, so that the delivery's merge (news.py) still reads
+  "Ana, Bo and Cy joined (5 players)." across commits. `extra` lines (a host
+  command's confirmation) go to that chat even when the news itself is skipped.
+- `sync`: a Telegram player's question changed (its key before and after the
+  commit differ). The question is a view: the delivery draws it from the
+  state it loads at delivery time, compares it with the open-prompt record
+  (record.py) and sends it, or takes the old keyboard away. `keep` names the
+  message the player tapped to answer (its handler rewrites it).
+- `remind`: a scheduler's reminder (appended with no commit, `reminder`).
+
+Keys are `{version}:{n}`, unique per game and channel, so that composing the
+same commit twice (a lost version race) writes it once. The TELL that echoes
+a player's own tap (`ACTING`) is not composed: the handler puts it into the
+message tapped. A host command's confirmation (`CONFIRMING`) joins the news
+for the host's chat.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from adapters.telegram.acting import ACTING, CONFIRMING, chat_of
+from adapters.telegram.news import JOINED
+from adapters.telegram.outbound import Priority
+from gameflow.core.events import Event, Kind
+from gameflow.core.question import question
+from gameflow.core.state import LOBBY, Game
+from gameflow.core.text import Msg
+from gameflow.i18n import render
+from service.outbox import OutboxMessage
+
+CHANNEL = "telegram"  # the outbox channel
+GROUP = "group"  # a news entry's `to`: the game's group chat, resolved at delivery
+# A news entry's `when`: sent only if the game has a group, only if it has
+# none, or always.
+IF_GROUP, IF_NO_GROUP, ALWAYS = "group", "nogroup", "always"
+
+Part = str | list[Any]  # a rendered line, or ["join", name, count]
+
+
+def parts_of(texts: Sequence[Msg | str], lang: str) -> list[Part]:
+    """Announcements as JSON: joins kept as joins (merged at delivery)."""
+    out: list[Part] = []
+    for t in texts:
+        if isinstance(t, Msg) and t.msgid == JOINED:
+            values = dict(t.params)
+            out.append(["join", str(values.get("name", "")), values.get("n", 0)])
+        else:
+            out.append(render(t, lang) if isinstance(t, Msg) else t)
+    return out
+
+
+def _key(game: Game, player: str) -> str | None:
+    q = question(game, player)
+    return None if q is None else q.key
+
+
+class TelegramComposer:
+    """The outbox side of the Telegram adapter (service/compose.py's port)."""
+
+    def compose(
+        self, before: Game, after: Game, events: tuple[Event, ...]
+    ) -> list[OutboxMessage]:
+        version = after.version
+        counter = itertools.count()
+        out: list[OutboxMessage] = []
+
+        def add(kind: str, **payload: Any) -> None:
+            key = f"{version}:{next(counter)}"
+            out.append(OutboxMessage(CHANNEL, key, {"kind": kind, **payload}))
+
+        acting = ACTING.get()
+        if acting is not None and acting.game_id != after.id:
+            acting = None
+        if acting is not None:
+            acting.echo = None  # decided afresh by every attempt; the last one commits
+        lang = after.lang
+        public = [e.text for e in events if e.kind is Kind.ANNOUNCE and e.text is not None]
+        if public:
+            self._news(after, parts_of(public, lang), add)
+        for e in events:
+            if e.kind is Kind.TELL:
+                if (
+                    acting is not None
+                    and acting.echo is None
+                    and acting.player == e.to
+                    and acting.seq == e.phase
+                ):
+                    acting.echo = e
+                    continue
+                chat = chat_of(e.to)
+                if chat is None:
+                    continue
+                current = e.phase == after.phase.seq
+                priority = Priority.PROMPT if current else Priority.NORMAL
+                text = render(e.text, lang) if e.text is not None else ""
+                add("say", chat=chat, text=text, protect=e.secret, priority=int(priority))
+            elif e.kind is Kind.HOST:
+                chat = chat_of(e.to or after.host)
+                if chat is not None:
+                    text = render(e.text, lang) if e.text is not None else ""
+                    add("say", chat=chat, text=text, protect=False, label="host")
+        for player in dict.fromkeys((*before.players, *after.players)):
+            if chat_of(player) is None:
+                continue
+            if _key(before, player) == _key(after, player):
+                continue
+            keep = None
+            if acting is not None and acting.player == player and acting.message is not None:
+                keep = list(acting.message)
+            add("sync", player=player, keep=keep)
+        return out
+
+    def _news(self, game: Game, parts: list[Part], add: Any) -> None:
+        """The news of one moment, for the group or, without one, for every
+        player and the host (they may have no TV); see the module doc."""
+        add("news", to=GROUP, parts=parts, when=IF_GROUP, label="announce")
+        confirming = CONFIRMING.get()
+        if confirming is not None and confirming.game_id != game.id:
+            confirming = None
+        if confirming is not None:
+            confirming.done = False
+        lobby = game.phase.name == LOBBY
+        seen: set[int] = set()
+        for who in (game.host, *(() if lobby else game.players)):
+            chat = chat_of(who)
+            if chat is None or chat in seen:
+                continue
+            seen.add(chat)
+            extra: list[Part] = []
+            if confirming is not None and confirming.chat == chat:
+                extra, confirming.done = [confirming.text], True
+            player = who in game.players
+            when = ALWAYS if game.over and player else IF_NO_GROUP
+            label = "lobby" if lobby else ("over" if when == ALWAYS else "news")
+            add("news", to=chat, parts=parts, when=when, label=label, extra=extra)
+
+
+def reminder(game: Game, player: str, seq: int, tag: str) -> OutboxMessage:
+    """A scheduler's reminder to one player, appended with no commit; `tag`
+    tells two reminders of one phase apart (written twice, it is sent once)."""
+    payload = {"kind": "remind", "player": player, "seq": seq}
+    return OutboxMessage(CHANNEL, f"r:{seq}:{player}:{tag}", payload)
+
+
+def resync(player: str, tag: str) -> OutboxMessage:
+    """`player`'s question again, as a fresh prompt (/status), with no commit."""
+    payload = {"kind": "sync", "player": player, "force": True}
+    return OutboxMessage(CHANNEL, f"s:{player}:{tag}", payload)
