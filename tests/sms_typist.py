@@ -8,8 +8,8 @@ knows what a person at the table knows: their own name and the others' names.
 Its taste (`prefer`, `avoid`) picks among what is offered, so a test can steer
 a game (vote out a traitor, lay the dagger) without peeking.
 
-`answer` is the older typist that reads `legal()` (tests/test_scale types
-Station answers with it).
+`asked` says whether a player's newest question text holds their current
+sheet (tests/test_scale accounts for the answers the workers refused).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from adapters.sms import grammar as G
 from adapters.sms import render as R
 from adapters.sms import sheet as S
 from adapters.sms.segments import prepare
-from gameflow.core.legal import Value
 from gameflow.core.state import Game
 from gameflow.i18n import render
 
@@ -245,65 +244,33 @@ def _option_labels(line: str, count: int) -> list[str]:
     return labels
 
 
-# -- the older typist, reading legal() ---------------------------------------------------
+# -- checking from the outside ------------------------------------------------------------
 
 
-def word_for(game: Game, field_: G.MenuField, value: Value) -> str | None:
-    """A word that names `value` in `field_` unambiguously (None if there is none)."""
-    lang = game.lang
-    if value is None:
-        candidates = ["-"]
-    elif isinstance(value, int) and not isinstance(value, bool):
-        candidates = [str(value)]
-    else:
-        text = R.label(game, field_.name, value, lang)
-        candidates = [*text.split(), text.replace(" ", "")]
-    for word in candidates:
-        if G.pick(field_, G.fold(word)) == value:
-            return word
-    return None
-
-
-def answer(game: Game, player: str, rng: random.Random) -> str | None:
-    """A random legal answer to `player`'s menus as a text, or None without menus
-    (reads `legal()`: tests/test_scale's Station players)."""
-    menus = R.menus(game, player)
-    if not menus:
-        return None
-    i = rng.randrange(len(menus))
-    menu = menus[i]
-    words = [str(i + 1)] if len(menus) > 1 or not menu.fields else []
-    if len(menu.fields) == 1 and not menu.fields[0].many and len(menus) == 1:
-        f = menu.fields[0]
-        if not any(isinstance(o.value, int) and not isinstance(o.value, bool) for o in f.options):
-            return str(rng.randrange(len(f.options)) + 1)
-    for f in menu.fields:
-        if not f.many and len(f.options) == 1:
-            continue  # not asked: the menu fixes it (a loyal player's secret action)
-        if f.many:
-            k = rng.randint(1, len(f.options))
-            picked = rng.sample([o.value for o in f.options], k)
-        else:
-            picked = [rng.choice(f.options).value]
-        for value in picked:
-            word = word_for(game, f, value)
-            assert word is not None, (menu.kind, f.name, value)
-            words.append(word)
-    return " ".join(words)
-
-
-def asked(game: Game, player: str, texts: list[str], translit: bool = False) -> bool:
+def asked(
+    game: Game,
+    player: str,
+    texts: list[str],
+    translit: bool = False,
+    shown: list[str | None] | None = None,
+) -> bool:
     """Whether `player`'s newest question text (of `texts`, what they were sent)
-    holds their current sheet: the gateway reads a number against the menu it
-    last texted, so a driver that picks answers from the game's state
-    (tests/test_scale) answers only what the player has been asked. True when
-    nothing is asked."""
+    holds their current sheet: the gateway refuses a number typed while the
+    menu it last texted is not that sheet, so an answer refused while this
+    holds was refused although the player had their question. `shown[i]`,
+    where known, is the key of the sheet text i was sent with (two questions
+    can read alike: this round's vote and the last one's); else the text is
+    compared with the sheet's menu. True when nothing is asked."""
     sheet = S.sheet(game, player)
     if sheet is None:
         return True
     reader = Reader(game.lang, translit)
     menu = prepare(S.menu_text(game, sheet, game.lang), game.lang, translit)
     for i in range(len(texts) - 1, -1, -1):
-        if reader.menu(texts[i]) is not None:  # a long text split: its head is the one before
+        if reader.menu(texts[i]) is not None:
+            key = shown[i] if shown is not None else None
+            if key is not None:
+                return key == sheet.key
+            # a long text split: its head is the one before
             return "\n".join(texts[max(0, i - 1) : i + 1]).endswith(menu)
     return False
