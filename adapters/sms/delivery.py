@@ -13,7 +13,11 @@ text to be sent again (at most once more per crash): the only duplicate.
 What needs I/O is decided here, at delivery time, not in the commit: the
 player's number (the directory's, so a number changed since is used) and
 STOP (a player who opted out meanwhile is skipped: acked as skipped, their
-private lines are not sent anywhere else). The record of the sheet last
+private lines are not sent anywhere else). Both are looked up for each text
+just before it goes, not once per batch: a batch at a long code's pace of one
+a second lasts long enough for a STOP to come in during it, and the rest of
+the batch to that player then stays unsent (one directory round trip a text,
+next to Twilio's own). The record of the sheet last
 texted (`SentSheets`) is written just before the text that carries it is
 handed to Twilio, so an answer to a text on the phone never meets an older
 record; a crash between the record and the send writes it again on the
@@ -218,10 +222,8 @@ class Delivery:
             self.reclaimed += sum(1 for e in batch if e.attempts > 1)
             keeper = asyncio.create_task(self._keep(game_id))
             try:
-                players = sorted({str(e.payload.get("player")) for e in batch})
-                phones = await self.directory.reachable(players)
                 for e in batch:
-                    await self._one(e, phones)
+                    await self._one(e)
             finally:
                 keeper.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -235,7 +237,7 @@ class Delivery:
             with contextlib.suppress(Exception):
                 await self.store.renew(CHANNEL, game_id, self.consumer)
 
-    async def _one(self, e: OutboxEntry, phones: dict[str, str]) -> None:
+    async def _one(self, e: OutboxEntry) -> None:
         p = e.payload
         player = str(p.get("player"))
         result: dict[str, Any] = {}
@@ -244,7 +246,8 @@ class Delivery:
         if sheet is not None or closed is not None:  # first: see the module doc
             await self.sheets.record(e.game_id, player, sheet, closed)
         if body:
-            phone = phones.get(player)
+            # Now, not at the batch's start: a STOP or a new number since counts.
+            phone = (await self.directory.reachable([player])).get(player)
             if phone is None:  # opted out (or no number): skipped, not sent elsewhere
                 self.skipped += 1
                 result = {"skipped": True}
