@@ -620,8 +620,8 @@ def test_two_workers_one_killed_through_signed_webhooks(setting: Setting) -> Non
     assert counts["games"] == GAMES
     assert counts["deadlines"] > 0, "no phase ended by the scheduler's deadline"
     # Answers refused although the player's newest menu was the question, each
-    # answered: rare races of two workers, never silent (0-2 a run measured).
-    assert counts["told"] <= max(5, counts["logged"] // 1000), counts
+    # answered: rare races of two workers, never silent (0-4 a run measured).
+    assert counts["told"] <= max(10, counts["logged"] // 500), counts
     assert result["lease"] is not None and result["lease"] == result["survivor_token"], (
         "the surviving worker does not hold the scheduler lease:\n"
         + "\n".join(result["survivor_lines"])
