@@ -5,8 +5,8 @@ commit and what is decided when a text is sent (adapters/sms/delivery.py).
   commit itself), and the ack keeps Twilio's SID;
 - STOP is checked when a text is sent: a player who opts out while their
   texts wait gets none of them;
-- an answer is read against the current question, also while its text
-  still waits in the outbox; the delivery records how the question closed;
+- a number waits for its menu: typed while the question's text still waits
+  in the outbox, it is refused; the delivery records how the question closed;
 - a batch taken by a consumer that died is sent by the next after `min_idle`.
 """
 
@@ -96,9 +96,13 @@ async def _keys(w: World, game_id: str) -> list[str]:
     return [f"{game.version}:{w.pid(PHONES[2])}:{i}" for i in range(3)]
 
 
-def test_an_answer_is_read_against_the_current_question(fake: FakeTwilio) -> None:
-    """Even while its text still waits in the outbox: the gateway reads the
-    state, not the delivery's record (adapters/sms/inbound.py, `_answer`)."""
+def test_a_number_waits_for_its_menu_and_the_delivery_records_how_it_closed(
+    fake: FakeTwilio,
+) -> None:
+    """While the vote's texts still wait in the outbox, the player's phone shows
+    the mission's menu: a number is refused (adapters/sms/inbound.py,
+    `_answer`); once the vote's menu is delivered it is read, and the delivery
+    records how the question closed."""
 
     async def body(w: World) -> None:
         game_id = await started(w)
@@ -111,9 +115,12 @@ def test_an_answer_is_read_against_the_current_question(fake: FakeTwilio) -> Non
         assert voting.phase.name == "vote"
         assert await w.store.outbox_ready(CHANNEL) == [game_id]  # the vote's texts wait
         await w.text(PHONES[0], "1")
+        assert (await w.service.load(game_id)).version == voting.version  # not read
+        assert w.last(PHONES[0]).startswith("Not counted: that number was for an earlier menu.")
+        assert any("Reply with the number" in t for t in w.inbox(PHONES[0])[-3:])
+        await w.text(PHONES[0], "1")
         assert (await w.service.load(game_id)).version == voting.version + 1
         assert await w.store.outbox_ready(CHANNEL) == []
-        assert any("Reply with the number" in t for t in w.inbox(PHONES[0])[-2:])
         assert await w.sms.sheets.closed(game_id, w.pid(PHONES[0])) == "a"
 
     world_run(fake, body)
