@@ -60,7 +60,9 @@ async def main(cfg: dict[str, Any]) -> None:
     stats = Path(cfg["stats"])
     while True:  # delivering until killed; what it did, for the test to read
         figures = {"reclaimed": delivery.reclaimed, "delivered": delivery.delivered}
-        stats.write_text(json.dumps(figures))
+        part = stats.with_suffix(".part")
+        part.write_text(json.dumps(figures))
+        part.replace(stats)  # whole, never half-written, when the test reads it
         await asyncio.sleep(0.1)
 
 
