@@ -20,6 +20,7 @@ own, never on a webhook handler's path.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import functools
@@ -46,7 +47,7 @@ def consumer_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
-class OutboxLoop:
+class OutboxLoop(abc.ABC):
     """The loop; a channel subclasses it and implements `deliver`."""
 
     channel = ""
@@ -74,9 +75,9 @@ class OutboxLoop:
         self._active: dict[str, asyncio.Task[int]] = {}  # game -> its delivery here
         self.reclaimed = 0  # entries handed out again after a dead consumer
 
+    @abc.abstractmethod
     async def deliver(self, game_id: str, batch: list[OutboxEntry]) -> None:
         """Send the batch (in order per recipient) and ack each entry."""
-        raise NotImplementedError
 
     def wake(self) -> None:
         self._wake.set()

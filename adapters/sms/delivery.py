@@ -30,47 +30,36 @@ follows. Sending one game's texts one by one costs nothing at an SMS sender's
 pace (a long code sends one a second, whatever the parallelism), and keeps
 what a kill can duplicate to one text per game being delivered. While a batch is out its hold is renewed
 (`renew`), so a long wait on the sender's pace or on a 429 is not taken for
-death. The loop sleeps on a wake-up (this worker's own commits: `notify`) or
-`poll` seconds (other workers' commits), and every `scan_every` seconds asks
-with `scan=True`, the backstop for a hint lost on a Redis Cluster. It runs as
-a task of its own, never on a webhook handler's path.
+death. The loop itself (waking on this worker's commits, `notify`, polling
+for other workers', the backstop scan, taking and renewing batches) is the
+one every channel shares: adapters/outbox_loop.py.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import functools
 import logging
-import os
 import secrets
-import socket
 from typing import Any
 
+from adapters.outbox_loop import OutboxLoop
 from adapters.sms.directory import Directory
 from adapters.sms.notifier import CHANNEL, SentSheets, SmsComposer, record_of
 from adapters.sms.outbound import Outbox, OutMessage
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
-from service.outbox import DEFAULT_CLAIM_IDLE, OutboxEntry
+from service.outbox import OutboxEntry
 from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 
-POLL = 1.0  # seconds between looks for other workers' commits
-SCAN_EVERY = 60.0  # seconds between backstop scans of every active game
-PARALLEL = 32  # games delivered at once
-BATCH = 100
-STOP_GRACE = 5.0  # seconds a stopping worker lets its batches in hand finish
 
+class Delivery(OutboxLoop):
+    """The SMS side of the outbox loop (adapters/outbox_loop.py: finding ready
+    games, taking, renewing and reclaiming batches): a batch is sent text by
+    text, in order."""
 
-def consumer_name() -> str:
-    """Unique per process start: a restarted worker is a new consumer, so the
-    batch its dead predecessor held is claimed, never silently resumed."""
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+    channel = CHANNEL
 
-
-class Delivery:
     def __init__(
         self,
         store: GameStore,
@@ -78,29 +67,16 @@ class Delivery:
         sender: Outbox,
         sheets: SentSheets,
         *,
-        consumer: str | None = None,
-        min_idle: float = DEFAULT_CLAIM_IDLE,
-        poll: float = POLL,
-        scan_every: float = SCAN_EVERY,
-        parallel: int = PARALLEL,
         composer: SmsComposer | None = None,
+        **options: Any,
     ) -> None:
-        self.store = store
+        super().__init__(store, **options)
         self.directory = directory
         self.sender = sender
         self.sheets = sheets
         self.composer = composer
-        self.consumer = consumer or consumer_name()
-        self.min_idle = min_idle
-        self.poll = poll
-        self.scan_every = scan_every
-        self.parallel = asyncio.Semaphore(parallel)
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self._active: dict[str, asyncio.Task[int]] = {}  # game -> its delivery here
         self.delivered = 0  # texts Twilio accepted (this process)
         self.skipped = 0  # texts to nobody reachable (STOP, no number)
-        self.reclaimed = 0  # entries handed out again after a dead consumer
 
     # -- the Notifier port: a commit of this worker wakes the loop at once ---------
 
@@ -114,128 +90,20 @@ class Delivery:
             messages = self.composer.remind(game, reminders, tag)
             if messages:
                 await self.store.append_outbox(game.id, messages)
-        self._wake.set()
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    # -- running -----------------------------------------------------------------
-
-    def start(self) -> None:
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(), name="sms-delivery")
-
-    async def stop(self, grace: float = STOP_GRACE) -> None:
-        """Stop looking for work; let the batches in hand finish for `grace`
-        seconds (a rolling restart then leaves nothing to reclaim), then cancel
-        the rest (their unacked texts go to the next worker after `min_idle`)."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-        busy = list(self._active.values())
-        if busy:
-            _, late = await asyncio.wait(busy, timeout=grace)
-            for task in late:
-                task.cancel()
-            await asyncio.gather(*late, return_exceptions=True)
-
-    def status(self) -> str:
-        """For /healthz."""
-        return "running" if self._task is not None and not self._task.done() else "stopped"
-
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        last_scan = loop.time()
-        while True:
-            scan = loop.time() - last_scan >= self.scan_every
-            if scan:
-                last_scan = loop.time()
-            try:
-                await self._spawn(scan=scan)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the store away for a moment: try again later
-                log.exception("SMS delivery failed; trying again")
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.poll)
-            self._wake.clear()
-
-    async def _spawn(self, *, scan: bool = False) -> list[asyncio.Task[int]]:
-        """A task per ready game that this worker is not delivering already: a
-        game slowed by the sender's pace never holds up another's texts."""
-        started = []
-        for game_id in await self.store.outbox_ready(CHANNEL, scan=scan):
-            if game_id in self._active:
-                continue
-            task = asyncio.create_task(self._game(game_id))
-            self._active[game_id] = task
-            task.add_done_callback(functools.partial(self._done, game_id))
-            started.append(task)
-        return started
-
-    def _done(self, game_id: str, task: asyncio.Task[int]) -> None:
-        self._active.pop(game_id, None)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("SMS delivery of %s failed", game_id, exc_info=task.exception())
-        elif not task.cancelled() and task.result():
-            self._wake.set()  # a full batch may have more behind it
-
-    async def once(self, *, scan: bool = False) -> int:
-        """One pass, waited for: every ready game's next batch delivered (those
-        this worker delivers already included). Returns how many entries the
-        pass's new batches held."""
-        await self._spawn(scan=scan)
-        tasks = list(self._active.values())
-        done = await asyncio.gather(*tasks, return_exceptions=True)
-        for r in done:
-            if isinstance(r, BaseException):
-                raise r
-        return sum(r for r in done if isinstance(r, int))
+        self.wake()
 
     async def drain(self, timeout: float = 60.0) -> None:
         """Deliver until nothing is ready (tests, and a graceful stop), also what
         another consumer holds (waited for); then wait for the in-memory queue
         of texts that belong to no game."""
-        loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
-        try:
-            while loop.time() < end:
-                if not await self.once():
-                    if not await self.store.outbox_ready(CHANNEL):
-                        break
-                    await asyncio.sleep(0.01)  # a batch out elsewhere: wait for its acks
-        except Exception:  # the store gone: what is stored waits for the next worker
-            log.exception("SMS delivery: drain stopped")
+        await super().drain(timeout)
         await self.sender.drain()
 
     # -- one game ------------------------------------------------------------------
 
-    async def _game(self, game_id: str) -> int:
-        async with self.parallel:
-            batch = await self.store.take(
-                CHANNEL, game_id, self.consumer, count=BATCH, min_idle=self.min_idle
-            )
-            if not batch:
-                return 0
-            self.reclaimed += sum(1 for e in batch if e.attempts > 1)
-            keeper = asyncio.create_task(self._keep(game_id))
-            try:
-                for e in batch:
-                    await self._one(e)
-            finally:
-                keeper.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await keeper
-            return len(batch)
-
-    async def _keep(self, game_id: str) -> None:
-        """Renew the batch's hold while it is delivered (pace and 429 waits)."""
-        while True:
-            await asyncio.sleep(self.min_idle / 3)
-            with contextlib.suppress(Exception):
-                await self.store.renew(CHANNEL, game_id, self.consumer)
+    async def deliver(self, game_id: str, batch: list[OutboxEntry]) -> None:
+        for e in batch:
+            await self._one(e)
 
     async def _one(self, e: OutboxEntry) -> None:
         p = e.payload
