@@ -73,6 +73,8 @@ class OutboxLoop(abc.ABC):
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._active: dict[str, asyncio.Task[int]] = {}  # game -> its delivery here
+        self._handing: set[str] = set()  # games whose batch is not all handed on yet
+        self._looking = False  # asking the store which games have messages
         self.reclaimed = 0  # entries handed out again after a dead consumer
 
     @abc.abstractmethod
@@ -86,6 +88,18 @@ class OutboxLoop(abc.ABC):
     def idle(self) -> bool:
         """No batch in hand here (tests that settle on a virtual clock)."""
         return not self._active
+
+    @property
+    def handing(self) -> bool:
+        """Woken, looking for work, or holding a batch not yet all handed to
+        the channel's sender: what a test on a virtual clock waits out before it
+        moves the clock (a batch whose sends only wait for their pace is not
+        handing any more)."""
+        return self._wake.is_set() or self._looking or bool(self._handing)
+
+    def handed(self, game_id: str) -> None:
+        """`deliver` says the batch's messages are all queued to be sent."""
+        self._handing.discard(game_id)
 
     # -- running -----------------------------------------------------------------
 
@@ -133,9 +147,15 @@ class OutboxLoop(abc.ABC):
     async def _spawn(self, *, scan: bool = False) -> list[asyncio.Task[int]]:
         """A task per ready game that this worker is not delivering already."""
         started = []
-        for game_id in await self.store.outbox_ready(self.channel, scan=scan):
+        self._looking = True
+        try:
+            ready = await self.store.outbox_ready(self.channel, scan=scan)
+        finally:
+            self._looking = False
+        for game_id in ready:
             if game_id in self._active:
                 continue
+            self._handing.add(game_id)
             task = asyncio.create_task(self._game(game_id))
             self._active[game_id] = task
             task.add_done_callback(functools.partial(self._done, game_id))
@@ -144,6 +164,7 @@ class OutboxLoop(abc.ABC):
 
     def _done(self, game_id: str, task: asyncio.Task[int]) -> None:
         self._active.pop(game_id, None)
+        self._handing.discard(game_id)
         if not task.cancelled() and task.exception() is not None:
             log.error("%s delivery of %s failed", self.channel, game_id, exc_info=task.exception())
         elif not task.cancelled() and task.result():

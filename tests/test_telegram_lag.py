@@ -98,11 +98,17 @@ async def _play(
             outbound = h.tg.outbound
             h.tg.notifier.news.merge = merge
 
+            delivery = h.tg.delivery
+            assert delivery is not None
+
             async def settle() -> None:
+                # Quiet means: the outbox delivery has handed on every batch
+                # (it runs on real time, reading the store) and the queue has
+                # nothing it may send before the virtual clock moves.
                 calm = 0
-                for _ in range(5000):
+                for _ in range(20000):
                     await asyncio.sleep(0.0005)
-                    calm = calm + 1 if outbound.quiet else 0
+                    calm = calm + 1 if outbound.quiet and not delivery.handing else 0
                     if calm >= 3:
                         return
                 raise AssertionError("the outbound queue never settled")

@@ -97,6 +97,7 @@ class TelegramDelivery(OutboxLoop):
             waits.extend((e, jobs.get(str(e.payload.get("player")), [])) for e in syncs)
         # Each entry is acked as soon as its own calls are done (a slow group
         # never holds up the acks of the private messages beside it).
+        self.handed(game_id)
         await asyncio.gather(*(self._settle(e, jobs) for e, jobs in waits))
 
     async def _settle(self, e: OutboxEntry, jobs: list[Job]) -> None:

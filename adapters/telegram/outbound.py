@@ -19,7 +19,10 @@ and a full bot bucket holds everything back. The queue still decides the order
 bucket for `retry_after`, for every worker.
 
 Time is injected (`clock`, `sleep`) so tests run the limits on a virtual clock.
-Edits answering a player's own tap (`paced=False`) skip the per-chat spacing,
+A chat's next message waits a full interval after Telegram answered its
+previous one (not only after the previous one's slot), so a late send never
+brings two arrivals closer than the limit. Edits answering a player's own tap
+(`paced=False`) skip the per-chat spacing,
 which Telegram applies to new messages; they still count against the bot's
 overall rate.
 
@@ -462,6 +465,14 @@ class Outbound:
             job.settle(Failed(repr(exc)))
         else:
             self._done(job, result)
+            rate = self._chat_rate(chat)
+            if job.paced and rate.burst <= 1:
+                # The chat's next message waits a full interval from this one's
+                # answer, not from its reserved slot: a send that went out late
+                # (a busy loop, a slow network) never lands its successor closer
+                # than the chat's limit where Telegram counts it, on arrival.
+                after = self.clock() + rate.interval
+                self._next_chat[chat] = max(self._next_chat.get(chat, 0.0), after)
         finally:
             if requeue:
                 self._chats.setdefault(chat, deque()).appendleft(job)
