@@ -76,6 +76,7 @@ class OutboxLoop(abc.ABC):
         self._handing: set[str] = set()  # games whose batch is not all handed on yet
         self._looking = False  # asking the store which games have messages
         self.reclaimed = 0  # entries handed out again after a dead consumer
+        self.lost_holds = 0  # batches stopped here because another worker took them
 
     @abc.abstractmethod
     async def deliver(self, game_id: str, batch: list[OutboxEntry]) -> None:
@@ -206,18 +207,39 @@ class OutboxLoop(abc.ABC):
             if not batch:
                 return 0
             self.reclaimed += sum(1 for e in batch if e.attempts > 1)
-            keeper = asyncio.create_task(self._keep(game_id))
+            work = asyncio.create_task(self.deliver(game_id, batch))
+            keeper = asyncio.create_task(self._keep(game_id, work))
             try:
-                await self.deliver(game_id, batch)
+                await work
+            except asyncio.CancelledError:
+                if not keeper.done() or keeper.cancelled() or not keeper.result():
+                    raise  # stopped from outside, not for a lost hold
+                # the hold was lost (_keep): the rest is another worker's now
             finally:
+                if not work.done():
+                    work.cancel()
                 keeper.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await keeper
+                await asyncio.gather(work, keeper, return_exceptions=True)
             return len(batch)
 
-    async def _keep(self, game_id: str) -> None:
-        """Renew the batch's hold while it is delivered (pace and 429 waits)."""
+    async def _keep(self, game_id: str, work: asyncio.Task[None]) -> bool:
+        """Renew the batch's hold while it is delivered (pace and 429 waits).
+        When the store says this worker holds none of it any more while the
+        delivery is still going (it stalled past `min_idle`, and another worker
+        took the batch over), stop delivering it: the rest is theirs, and
+        sending it here as well would send it twice. True when so stopped."""
         while True:
             await asyncio.sleep(self.min_idle / 3)
-            with contextlib.suppress(Exception):
-                await self.store.renew(self.channel, game_id, self.consumer)
+            try:
+                held = await self.store.renew(self.channel, game_id, self.consumer)
+            except Exception:  # the store away for a moment: the hold may lapse
+                continue
+            if held == 0 and not work.done():
+                self.lost_holds += 1
+                log.warning(
+                    "%s delivery of %s: its hold passed to another worker; stopping here",
+                    self.channel,
+                    game_id,
+                )
+                work.cancel()
+                return True

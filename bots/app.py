@@ -342,7 +342,11 @@ def wire_sms(rt: Runtime) -> Channel | None:
     directory = open_sms_directory(s)
     sms_settings = settings_mod.SmsSettings.from_env(s.channel_env())
     adapter = webhook.create_sms(rt.service, sms_settings, directory=directory, tv_link=rt.tv_link)
-    adapter.outbox.limiter = open_limiter(s)  # the sender's rate, for all workers
+    from adapters.sendloop import SendLoop
+
+    # The sender's rate, for all workers; the Twilio calls on a loop of their
+    # own, off the webhooks' (adapters/sms/outbound.py).
+    adapter.outbox.use(limiter=open_limiter(s), send_loop=SendLoop("sms-send"))
     # The channel's start runs its delivery loop: the texts every commit wrote
     # to the store's outbox, sent by a task of its own, off the webhooks' path.
     return Channel("sms", "webhook", list(webhook.routes(adapter)), adapter.start, adapter.close)

@@ -33,3 +33,9 @@ class Composer(Protocol):
     def compose(
         self, before: Game, after: Game, events: tuple[Event, ...]
     ) -> list[OutboxMessage]: ...
+
+    def recover(self, after: Game) -> list[OutboxMessage]:
+        """What the commit must carry at least when `compose` failed (a bug):
+        every player's open question, sent afresh, so that nobody is left
+        waiting on a question they were never sent. Keys as `compose`'s."""
+        ...

@@ -321,14 +321,20 @@ class GameService:
         self, before: Game, after: Game, events: tuple[Event, ...]
     ) -> tuple[OutboxMessage, ...]:
         """The messages this commit causes, from every composer. A composer that
-        raises is a bug: it costs that channel's messages of this commit (logged),
-        never the input nor the other channels' messages."""
+        raises is a bug: it costs that channel's lines of this commit (logged),
+        never the input nor the other channels' messages; its `recover` then
+        gives every player their open question afresh, so nobody waits on a
+        question that was never sent (only when that fails too, nothing)."""
         out: list[OutboxMessage] = []
         for composer in self.composers:
             try:
                 out.extend(composer.compose(before, after, events))
             except Exception:
                 log.exception("composer %r failed for %s v%d", composer, after.id, after.version)
+                try:
+                    out.extend(composer.recover(after))
+                except Exception:
+                    log.exception("composer %r could not recover %s", composer, after.id)
         return tuple(out)
 
     async def _notify(self, game: Game, events: tuple[Event, ...]) -> None:

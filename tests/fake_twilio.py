@@ -44,6 +44,7 @@ class FakeTwilio:
         self.requests = 0
         self.unsubscribed: set[str] = set()
         self.throttle = 0
+        self.delay = 0.0  # seconds each request takes to be answered (a slow Twilio)
         self._lock = threading.Lock()
         fake = self
 
@@ -54,6 +55,8 @@ class FakeTwilio:
             disable_nagle_algorithm = True  # headers and body go out in two writes
 
             def do_POST(self) -> None:
+                if fake.delay > 0:
+                    time.sleep(fake.delay)
                 length = int(self.headers.get("Content-Length") or 0)
                 form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
                 status, doc = fake.handle(self.path, self.headers.get("Authorization", ""), form)

@@ -18,6 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from adapters.sendloop import SendLoop
 from adapters.sms.delivery import Delivery
 from adapters.sms.directory import Directory, SqliteDirectory
 from adapters.sms.notifier import SentSheets
@@ -41,7 +42,20 @@ def open_stores(cfg: dict[str, Any]) -> tuple[GameStore, Directory]:
 async def main(cfg: dict[str, Any]) -> None:
     store, directory = open_stores(cfg)
     settings = SmsSettings(**cfg["settings"])
-    sender = Outbox(twilio_client(settings), settings, directory)
+    # As bots.app wires it: the Twilio calls on a send loop of their own, and
+    # on Redis the sender's rate shared by every worker.
+    limiter = None
+    if cfg["kind"] == "redis":
+        from adapters.ratelimit import RedisLimiter
+
+        limiter = RedisLimiter.from_url(cfg["url"], prefix=cfg["prefix"])
+    sender = Outbox(
+        twilio_client(settings),
+        settings,
+        directory,
+        limiter=limiter,
+        send_loop=SendLoop("sms-send"),
+    )
     delivery = Delivery(
         store,
         directory,
@@ -52,6 +66,7 @@ async def main(cfg: dict[str, Any]) -> None:
         poll=0.05,
         scan_every=1.0,
     )
+    sender.start()
     delivery.start()
     sys.stdout.write(json.dumps({"ready": cfg["consumer"]}) + "\n")
     sys.stdout.flush()

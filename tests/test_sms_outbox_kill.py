@@ -17,7 +17,12 @@ messages the service returned, per phone, in order):
 - none arrived more than once more (a kill between Twilio's accept and the
   ack resends that text), and the duplicates are counted and printed;
 - every text's ack holds the SID the fake gave it;
-- a player who texted STOP after the commit got nothing (checked at delivery).
+- a player who texted STOP after the commit got nothing (checked at delivery);
+- on Redis, the two workers together keep to the sender's one rate (its
+  bucket is shared in Redis), counted at the fake.
+
+The workers send as `muldvarp serve` does: each attempt on a send loop of
+its own (adapters/sms/outbound.py), off the loop that takes the batches.
 """
 
 from __future__ import annotations
@@ -45,13 +50,15 @@ from service.games import GameService
 from service.outbox import OutboxMessage
 from service.ports import GameStore
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
+from tests.rate_helpers import most_in_window
 from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
 
 pytestmark = [pytest.mark.outbox, pytest.mark.sms]
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES, PLAYERS = 10, 7
-RATE = 120.0  # texts a second per worker: a few seconds of sending, so the kill lands mid-way
+RATE = 120.0  # texts a second (per sender): a few seconds of sending, so the kill lands mid-way
+JITTER = 0.1  # seconds of arrival jitter allowed across processes
 MIN_IDLE = 2.0  # seconds before a dead worker's batch is claimed
 ID_KEY = "kill-test-id-key"
 NAMES = ["Kari", "Ola", "Åse", "Per", "Liv", "Nils", "Mari"]
@@ -280,6 +287,13 @@ def test_a_killed_worker_loses_no_text_redis(fake: FakeTwilio) -> None:
                     w.stop()
             print(f"\nRedis: one of two workers killed after {at_kill} of {total} texts")
             await check(fake, table, store, "Redis, two workers, one killed", kills=1)
+            # The sender's rate is one bucket in Redis: both workers together
+            # keep to it, measured where Twilio would count, at the fake.
+            times = [m["received"] for m in fake.messages]
+            peaks = {w: most_in_window(times, w) for w in (1.0, 3.0)}
+            print(f"Redis: texts at the fake, most in 1 s {peaks[1.0]}, in 3 s {peaks[3.0]}"
+                  f" (the sender's rate: {RATE:.0f}/s for both workers)")
+            assert most_in_window(times, 1.0 - JITTER) <= RATE
         finally:
             await directory.close()
             await store.close()

@@ -349,6 +349,20 @@ class SmsComposer:
                 out.append(OutboxMessage(CHANNEL, f"{prefix}:c", {"player": who, "closed": closed}))
         return out
 
+    def recover(self, after: Game) -> list[OutboxMessage]:
+        """After a failed `compose` (service/compose.py): every SMS player
+        asked something gets their menu afresh, recorded as the one on their
+        phone."""
+        out: list[OutboxMessage] = []
+        for who in recipients(after):
+            sheet = S.sheet(after, who)
+            if sheet is None:
+                continue
+            lines = [S.text(after, sheet, after.lang), *_closes(after, after.lang)]
+            key = S.key_of(after, who)
+            out += self.messages(after, who, lines, True, f"{after.version}:{who}:r", sheet=key)
+        return out
+
     def remind(self, game: Game, events: tuple[Event, ...], tag: str) -> list[OutboxMessage]:
         """The scheduler's reminders (no commit: written with `append_outbox`),
         to the SMS players still asked something, under keys `rem:{tag}:...`."""

@@ -16,11 +16,18 @@ carried private information the host is told (`on_failed`), since it cannot
 be sent anywhere else instead.
 
 `twilio_client(settings)` builds the real client on the client's documented
-extension point, a custom `http_client`: `AiohttpClient` makes the REST calls on
-the event loop over one kept-alive aiohttp session (twilio's own async
-dependency), which costs well under half the CPU per text of the blocking
-client on a thread; `TWILIO_API_BASE_URL` sends them to another origin (a
-local fake in tests).
+extension point, a custom `http_client`: `AiohttpClient` makes the REST calls
+over one kept-alive aiohttp session (twilio's own async dependency), which
+costs well under half the CPU per text of the blocking client on a thread;
+`TWILIO_API_BASE_URL` sends them to another origin (a local fake in tests).
+
+With a `SendLoop` (adapters/sendloop.py; `bots.app` wires one), each attempt
+(the wait for the sender's slot and the Twilio request, with the SDK's work
+of building it and parsing the answer) runs on an event loop of its own in a
+thread, not on the webhook's loop, where a phase change's burst of texts
+would take turns with the players' inputs. The limiter and the HTTP session
+then live on that loop; the directory's bookkeeping (`record_sent`) and the
+retry waits stay on the caller's loop, where the directory's connections are.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from twilio.http.response import Response
 from twilio.rest import Client
 
 from adapters.ratelimit import Limiter, MemoryLimiter, sms_bucket
+from adapters.sendloop import SendLoop
 from adapters.sms.directory import Directory
 from adapters.sms.settings import TWILIO_API, SmsSettings
 
@@ -83,6 +91,7 @@ class AiohttpClient(AsyncHttpClient):  # type: ignore[misc]
         super().__init__(logging.getLogger("twilio.http_client"), True, timeout)
         self.base = base.rstrip("/")
         self._session: aiohttp.ClientSession | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None  # where the session lives
 
     async def request(
         self,
@@ -100,6 +109,7 @@ class AiohttpClient(AsyncHttpClient):  # type: ignore[misc]
         if self._session is None or self._session.closed:
             limit = aiohttp.ClientTimeout(total=timeout or self.timeout)
             self._session = aiohttp.ClientSession(timeout=limit)
+            self.loop = asyncio.get_running_loop()
         sent = dict(headers or {})
         if auth is not None:
             token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
@@ -140,6 +150,7 @@ class Outbox:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         limiter: Limiter | None = None,
+        send_loop: SendLoop | None = None,
     ) -> None:
         self.client = client
         self.settings = settings
@@ -149,10 +160,23 @@ class Outbox:
         self.clock = clock
         self.wall = wall
         self.limiter: Limiter = limiter or MemoryLimiter(clock)
+        self.send_loop = send_loop
         self._queues: dict[str, asyncio.Queue[OutMessage]] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
         self.sent = 0
         self.retried = 0
+
+    def use(self, *, limiter: Limiter | None = None, send_loop: SendLoop | None = None) -> None:
+        """Wiring (bots/app.py), before the first text: the sender's bucket
+        shared by every worker, and a send loop of its own."""
+        if limiter is not None:
+            self.limiter = limiter
+        if send_loop is not None:
+            self.send_loop = send_loop
+
+    def start(self) -> None:
+        if self.send_loop is not None:
+            self.send_loop.start()
 
     async def send(self, message: OutMessage) -> None:
         """Queue `message` behind everything this sender has queued."""
@@ -177,11 +201,20 @@ class Outbox:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._workers.clear()
-        with contextlib.suppress(Exception):
-            await self.limiter.close()
-        http = getattr(self.client, "http_client", None)
-        if isinstance(http, AiohttpClient):
-            await http.close()
+
+        async def release() -> None:
+            with contextlib.suppress(Exception):
+                await self.limiter.close()
+            http = getattr(self.client, "http_client", None)
+            if isinstance(http, AiohttpClient):
+                await http.close()
+
+        if self.send_loop is not None and self.send_loop.loop is not None:
+            with contextlib.suppress(Exception):
+                await self.send_loop.run(release)  # where the connections live
+            self.send_loop.stop()
+        else:
+            await release()
 
     async def _drain(self, sender: str, queue: asyncio.Queue[OutMessage]) -> None:
         while True:
@@ -193,7 +226,7 @@ class Outbox:
             finally:
                 queue.task_done()
 
-    async def _pace(self, sender: str) -> None:
+    async def _pace(self, sender: str, sleep: Callable[[float], Awaitable[Any]]) -> None:
         """Wait for a slot in the sender's bucket (every worker's texts count)."""
         if self.settings.rate <= 0:
             return
@@ -203,11 +236,25 @@ class Outbox:
                 grant = await self.limiter.reserve([bucket])
             except Exception as exc:  # Redis away: wait and ask again, never drop
                 log.warning("rate limiter unavailable (%s)", exc)
-                await self.sleep(1.0)
+                await sleep(1.0)
                 continue
             if grant.ok:
                 return
-            await self.sleep(grant.wait)
+            await sleep(grant.wait)
+
+    async def _attempt(self, kwargs: dict[str, Any]) -> Any:
+        """One try: the sender's slot, then Twilio's answer (on the send loop
+        when there is one, with that loop's own sleep)."""
+        loop = self.send_loop
+        if loop is None or loop.loop is None:
+            await self._pace(self.settings.sender, self.sleep)
+            return await self.client.messages.create_async(**kwargs)
+
+        async def there() -> Any:
+            await self._pace(self.settings.sender, asyncio.sleep)
+            return await self.client.messages.create_async(**kwargs)
+
+        return await loop.run(there)
 
     async def deliver(self, m: OutMessage) -> Sent:
         """Send `m` now, at the sender's pace, waiting out throttling and outages
@@ -222,9 +269,8 @@ class Outbox:
             kwargs["status_callback"] = self.settings.status_url
         delay = RETRY_FIRST
         while True:
-            await self._pace(self.settings.sender)
             try:
-                sent = await self.client.messages.create_async(**kwargs)
+                sent = await self._attempt(kwargs)
                 break
             except Exception as e:
                 if not transient(e):

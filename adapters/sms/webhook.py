@@ -60,7 +60,9 @@ class SmsAdapter:
     gateway: Gateway
 
     async def start(self) -> None:
-        """Run the delivery loop (the app's lifespan; tests `drain` instead)."""
+        """Run the delivery loop (the app's lifespan; tests `drain` instead),
+        and the sender's send loop when one is wired."""
+        self.outbox.start()
         self.delivery.start()
 
     async def drain(self) -> None:

@@ -79,9 +79,7 @@ def _key(game: Game, player: str) -> str | None:
 class TelegramComposer:
     """The outbox side of the Telegram adapter (service/compose.py's port)."""
 
-    def compose(
-        self, before: Game, after: Game, events: tuple[Event, ...]
-    ) -> list[OutboxMessage]:
+    def compose(self, before: Game, after: Game, events: tuple[Event, ...]) -> list[OutboxMessage]:
         version = after.version
         counter = itertools.count()
         out: list[OutboxMessage] = []
@@ -131,6 +129,17 @@ class TelegramComposer:
                 keep = list(acting.message)
             add("sync", player=player, keep=keep)
         return out
+
+    def recover(self, after: Game) -> list[OutboxMessage]:
+        """After a failed `compose` (service/compose.py): every player's
+        question afresh (a forced sync draws it from the state at delivery)."""
+        return [
+            OutboxMessage(
+                CHANNEL, f"{after.version}:r{i}", {"kind": "sync", "player": p, "force": True}
+            )
+            for i, p in enumerate(after.players)
+            if chat_of(p) is not None
+        ]
 
     def _news(self, game: Game, parts: list[Part], add: Any) -> None:
         """The news of one moment, for the group or, without one, for every

@@ -98,7 +98,15 @@ class TelegramDelivery(OutboxLoop):
         # Each entry is acked as soon as its own calls are done (a slow group
         # never holds up the acks of the private messages beside it).
         self.handed(game_id)
-        await asyncio.gather(*(self._settle(e, jobs) for e, jobs in waits))
+        try:
+            await asyncio.gather(*(self._settle(e, jobs) for e, jobs in waits))
+        except asyncio.CancelledError:
+            # Stopped (a lost hold, or the worker stopping): what has not gone
+            # yet is left to whoever delivers the batch next.
+            for _, calls in waits:
+                for call in calls:
+                    self.notifier.outbound.withdraw(call)
+            raise
 
     async def _settle(self, e: OutboxEntry, jobs: list[Job]) -> None:
         if not jobs:

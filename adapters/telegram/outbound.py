@@ -97,6 +97,7 @@ class Job:
     waiter: asyncio.Future[Any] | None = None
     settled: bool = False
     outcome: Any = None
+    withdrawn: bool = False  # not to be sent after all (its batch went to another worker)
 
     def wait(self) -> asyncio.Future[Any]:
         if self.waiter is None:
@@ -227,6 +228,12 @@ class Outbound:
         self.put(job)
         return job
 
+    def withdraw(self, job: Job) -> None:
+        """Don't send `job` if it has not started yet (it is settled as
+        withdrawn when its turn comes); one already sent or in flight stays so."""
+        if not job.settled and job.attempts == 0:
+            job.withdrawn = True
+
     def last(self, chat_id: int) -> Job | None:
         """The last call queued for `chat_id` and not started yet, if any (news
         may be merged into it while nothing else is queued behind it)."""
@@ -346,6 +353,10 @@ class Outbound:
             if len(self._next_chat) > PRUNE_AT:
                 self._prune(now)
             chat = job.chat_id
+            if job.withdrawn:
+                job.settle(Failed("withdrawn"))
+                self._schedule(chat)
+                continue
             self._busy.add(chat)
             try:
                 wait = await self._slot(job, now)
@@ -430,6 +441,9 @@ class Outbound:
         try:
             if wait > 0:
                 await self.sleep(wait)
+            if job.withdrawn:  # withdrawn while its slot was taken
+                job.settle(Failed("withdrawn"))
+                return
             job.attempts += 1
             token = SLOT.set(job.slot)
             try:
