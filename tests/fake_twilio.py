@@ -1,6 +1,7 @@
 """A fake Twilio REST API on 127.0.0.1, speaking Twilio's wire format.
 
-`POST /2010-04-01/Accounts/{AccountSid}/Messages.json`, form-encoded (`To`,
+`GET` on the same path lists the messages (`To`, `From`, `PageSize`), newest
+first, as Twilio's list resource does. `POST /2010-04-01/Accounts/{AccountSid}/Messages.json`, form-encoded (`To`,
 `From` or `MessagingServiceSid`, `Body`, `StatusCallback`), HTTP basic auth with
 the account SID and auth token: 201 and the message resource as JSON (`sid`,
 `status` "queued", `num_segments`, ...), or Twilio's error document (`code`,
@@ -45,6 +46,12 @@ class FakeTwilio:
         self.unsubscribed: set[str] = set()
         self.throttle = 0
         self.delay = 0.0  # seconds each request takes to be answered (a slow Twilio)
+        # The next `stall` accepted messages are answered only after `stall_for`
+        # seconds: Twilio took them, the client timed out waiting (ambiguous).
+        self.stall = 0
+        self.stall_for = 0.0
+        self.lose = 0  # the next `lose` POSTs are not taken, answered after `stall_for` s
+        self.lookups = 0  # GET Messages.json (the sender checking what was taken)
         self._lock = threading.Lock()
         fake = self
 
@@ -59,7 +66,34 @@ class FakeTwilio:
                     time.sleep(fake.delay)
                 length = int(self.headers.get("Content-Length") or 0)
                 form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
-                status, doc = fake.handle(self.path, self.headers.get("Authorization", ""), form)
+                with fake._lock:
+                    lost = fake.lose > 0
+                    if lost:
+                        fake.lose -= 1
+                if lost:
+                    time.sleep(fake.stall_for)
+                    status, doc = fake._error(500, 20500, "Internal Server Error")
+                else:
+                    status, doc = fake.handle(
+                        self.path, self.headers.get("Authorization", ""), form
+                    )
+                with fake._lock:
+                    stalled = status == 201 and fake.stall > 0
+                    if stalled:
+                        fake.stall -= 1
+                if stalled:
+                    time.sleep(fake.stall_for)
+                raw = json.dumps(doc).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def do_GET(self) -> None:
+                path, _, query = self.path.partition("?")
+                params = {k: v[0] for k, v in parse_qs(query).items()}
+                status, doc = fake.listing(path, self.headers.get("Authorization", ""), params)
                 raw = json.dumps(doc).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -152,6 +186,37 @@ class FakeTwilio:
                 {**doc, "status_callback": form.get("StatusCallback"), "received": time.time()}
             )
         return 201, doc
+
+    def listing(self, path: str, auth: str, params: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        """`GET .../Messages.json?To=&From=&PageSize=`: the messages, newest first."""
+        want = (
+            "Basic " + base64.b64encode(f"{self.account_sid}:{self.auth_token}".encode()).decode()
+        )
+        if auth != want:
+            return self._error(401, 20003, "Authenticate")
+        if path != f"/2010-04-01/Accounts/{self.account_sid}/Messages.json":
+            return self._error(404, 20404, "The requested resource was not found")
+        with self._lock:
+            self.lookups += 1
+            found = [
+                {k: v for k, v in m.items() if k not in ("status_callback", "received")}
+                for m in reversed(self.messages)
+                if m["to"] == params.get("To", m["to"])
+                and m["from"] == params.get("From", m["from"])
+            ]
+        size = int(params.get("PageSize", 50))
+        uri = f"/2010-04-01/Accounts/{self.account_sid}/Messages.json"
+        return 200, {
+            "messages": found[:size],
+            "end": min(size, len(found)) - 1,
+            "first_page_uri": f"{uri}?PageSize={size}&Page=0",
+            "next_page_uri": None,
+            "page": 0,
+            "page_size": size,
+            "previous_page_uri": None,
+            "start": 0,
+            "uri": f"{uri}?PageSize={size}&Page=0",
+        }
 
     def to(self, phone: str, before: float | None = None) -> list[str]:
         """The bodies sent to `phone`, in order (those received before `before`)."""

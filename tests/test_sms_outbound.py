@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from twilio.rest import Client
 
 from adapters.sms.directory import SqliteDirectory
 from adapters.sms.notifier import split
-from adapters.sms.outbound import Outbox, OutMessage, twilio_client
+from adapters.sms.outbound import AiohttpClient, Outbox, OutMessage, twilio_client
 from adapters.sms.segments import segments
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
@@ -197,3 +198,55 @@ def test_serve_hands_every_sms_knob_to_the_adapter() -> None:
     assert plain.id_key == AUTH_TOKEN and not plain.transliterate
     with pytest.raises(SettingsError, match="SMS_ANNOUNCE"):
         load_settings(None, **base, SMS_ANNOUNCE="some")
+
+
+def _timing_out(fake: FakeTwilio, settings: SmsSettings) -> Client:
+    """The real client with a short answer timeout (the real one waits 10 s)."""
+    return Client(
+        settings.account_sid,
+        settings.auth_token,
+        http_client=AiohttpClient(fake.base_url, timeout=0.3),
+    )
+
+
+def test_a_text_twilio_took_but_answered_too_late_is_not_sent_again(fake: FakeTwilio) -> None:
+    """Twilio's API has no idempotency key: after a timeout the sender looks
+    the text up among the number's newest messages before it sends again."""
+
+    async def main() -> None:
+        settings = _settings(fake, rate=0)
+        directory = SqliteDirectory()
+        box = Outbox(_timing_out(fake, settings), settings, directory, sleep=_no_wait)
+        fake.stall, fake.stall_for = 1, 1.0  # taken, answered after the client gave up
+        sent = await box.deliver(OutMessage("+4791234567", "Din rolle: mekaniker", "g1", "p1"))
+        await box.close()
+        assert fake.to("+4791234567") == ["Din rolle: mekaniker"]  # once
+        assert sent.sid == fake.messages[0]["sid"]
+        assert box.recovered == 1 and fake.lookups == 1
+        record = await directory.sent(sent.sid)
+        assert record is not None and record.player == "p1"
+
+    run(main())
+
+
+def test_a_timed_out_text_that_twilio_never_took_is_sent_again(fake: FakeTwilio) -> None:
+    """The same body texted before (a menu sent twice) is not mistaken for it:
+    that one is on record under its own SID."""
+
+    async def main() -> None:
+        settings = _settings(fake, rate=0)
+        directory = SqliteDirectory()
+        box = Outbox(_timing_out(fake, settings), settings, directory, sleep=_no_wait)
+        first = await box.deliver(OutMessage("+4791234567", "MENY: 1 Ja 2 Nei", "g1", "p1"))
+        fake.lose, fake.stall_for = 1, 1.0  # not taken, and no answer in time
+        again = await box.deliver(OutMessage("+4791234567", "MENY: 1 Ja 2 Nei", "g1", "p1"))
+        await box.close()
+        assert fake.to("+4791234567") == ["MENY: 1 Ja 2 Nei"] * 2
+        assert again.sid not in (None, first.sid)
+        assert box.recovered == 0 and box.retried == 1 and fake.lookups == 1
+
+    run(main())
+
+
+async def _no_wait(seconds: float) -> None:
+    return None

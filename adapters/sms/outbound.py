@@ -6,6 +6,10 @@ slot (`rate` messages per second: the sender's bucket in a `Limiter`,
 adapters/ratelimit.py, shared through Redis, so all workers together keep to
 it), and a 429 (Twilio's "too many requests"), a 5xx or a lost
 connection delays the text and tries again with doubling waits: never dropped.
+A timeout (or a connection lost after the request went out) is ambiguous:
+Twilio may have taken the text. Before sending it again, Twilio's list of the
+newest messages to that number is checked for it (`_taken`), so a slow
+answer does not become a duplicate.
 Texts of the game's durable outbox come here from adapters/sms/delivery.py,
 which keeps each player's order; `send` is the in-memory FIFO for the few
 texts that belong to no game (the reply to a phone in none), drained by one
@@ -71,6 +75,19 @@ class Sent(NamedTuple):
 
 RETRY_FIRST = 1.0  # seconds before a throttled or failed send is tried again
 RETRY_MAX = 60.0
+
+
+LOOKUP_PAGE = 20  # the newest messages to a number looked through after a timeout
+LOOKUP_SKEW = 120.0  # seconds Twilio's creation time may lag the attempt's start (clocks)
+
+
+def ambiguous(e: BaseException) -> bool:
+    """A failure after which Twilio may have taken the text all the same: the
+    answer timed out or the connection broke after the request went out. (A
+    refused connection, or an error answer, means it was not taken.)"""
+    if isinstance(e, asyncio.TimeoutError):
+        return True
+    return isinstance(e, aiohttp.ClientError) and not isinstance(e, aiohttp.ClientConnectorError)
 
 
 def transient(e: BaseException) -> bool:
@@ -165,6 +182,7 @@ class Outbox:
         self._workers: dict[str, asyncio.Task[None]] = {}
         self.sent = 0
         self.retried = 0
+        self.recovered = 0  # timed-out texts found at Twilio, not sent again
 
     def use(self, *, limiter: Limiter | None = None, send_loop: SendLoop | None = None) -> None:
         """Wiring (bots/app.py), before the first text: the sender's bucket
@@ -268,6 +286,7 @@ class Outbox:
         if self.settings.public_base_url:
             kwargs["status_callback"] = self.settings.status_url
         delay = RETRY_FIRST
+        began = self.wall()
         while True:
             try:
                 sent = await self._attempt(kwargs)
@@ -277,6 +296,12 @@ class Outbox:
                     if isinstance(e, TwilioRestException):
                         return await self._refused(m, str(e.code or e.status))
                     raise
+                if ambiguous(e):
+                    found = await self._taken(m, began)
+                    if found is not None:  # Twilio has it: sending again would duplicate
+                        sent = found
+                        self.recovered += 1
+                        break
                 self.retried += 1
                 log.warning("Twilio: %s; sending again in %.0f s", type(e).__name__, delay)
                 await self.sleep(delay)
@@ -286,6 +311,38 @@ class Outbox:
             str(sent.sid), m.to, m.player, m.game, m.secret, str(sent.status), self.wall()
         )
         return Sent(str(sent.sid))
+
+    async def _taken(self, m: OutMessage, began: float) -> Any | None:
+        """After an ambiguous failure: the message Twilio made of this text, if
+        it did. Twilio's REST API has no idempotency key for messages, so the
+        newest messages to the number (from our sender) are looked through for
+        this body, created since the first attempt began, and not known to the
+        directory already (an identical earlier text, say a menu sent twice,
+        is recorded under its own SID). None when there is none, or when the
+        lookup fails too (then the text is sent again: a possible duplicate
+        beats a lost text)."""
+        query: dict[str, Any] = {"to": m.to, "limit": LOOKUP_PAGE, "page_size": LOOKUP_PAGE}
+        if not self.settings.messaging_service_sid:
+            query["from_"] = self.settings.from_number
+
+        async def look() -> list[Any]:
+            return list(await self.client.messages.list_async(**query))
+
+        try:
+            loop = self.send_loop
+            found = await (loop.run(look) if loop is not None and loop.loop else look())
+        except Exception as exc:
+            log.warning("Twilio: could not check for a timed-out text (%s)", type(exc).__name__)
+            return None
+        for message in found:
+            created = getattr(message, "date_created", None)
+            when = created.timestamp() if created is not None else None
+            if message.body != m.body or (when is not None and when < began - LOOKUP_SKEW):
+                continue
+            if await self.directory.sent(str(message.sid)) is None:
+                log.info("Twilio took a text whose answer timed out; not sent again")
+                return message
+        return None
 
     async def _refused(self, m: OutMessage, error: str) -> Sent:
         sid = f"failed:{m.to}:{self.wall()}"
