@@ -28,11 +28,6 @@ its own (adapters/sms/outbound.py), off the loop that takes the batches.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -52,10 +47,10 @@ from service.ports import GameStore
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
 from tests.rate_helpers import most_in_window
 from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
+from tests.worker_process import WorkerProcess, wait_for
 
 pytestmark = [pytest.mark.outbox, pytest.mark.sms]
 
-ROOT = Path(__file__).resolve().parents[1]
 GAMES, PLAYERS = 10, 7
 RATE = 120.0  # texts a second (per sender): a few seconds of sending, so the kill lands mid-way
 JITTER = 0.1  # seconds of arrival jitter allowed across processes
@@ -128,44 +123,11 @@ async def set_up(store: GameStore, directory: Directory, settings: SmsSettings) 
     return table
 
 
-class Worker:
+class Worker(WorkerProcess):
     def __init__(self, cfg: dict[str, Any], consumer: str) -> None:
-        doc = json.dumps({**cfg, "consumer": consumer, "min_idle": MIN_IDLE})
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "tests" / "sms_outbox_worker.py"), doc],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
+        super().__init__(
+            "sms_outbox_worker.py", {**cfg, "consumer": consumer, "min_idle": MIN_IDLE}
         )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert json.loads(line) == {"ready": consumer}, line + self.proc.stderr.read()
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(10)
-        for pipe in (self.proc.stdout, self.proc.stderr):
-            if pipe is not None:
-                pipe.close()
-
-
-async def wait_for(predicate: Any, timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        done = predicate()
-        if not isinstance(done, bool):
-            done = await done
-        if done:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def check(fake: FakeTwilio, table: Table, store: GameStore, label: str, kills: int) -> None:
@@ -291,8 +253,10 @@ def test_a_killed_worker_loses_no_text_redis(fake: FakeTwilio) -> None:
             # keep to it, measured where Twilio would count, at the fake.
             times = [m["received"] for m in fake.messages]
             peaks = {w: most_in_window(times, w) for w in (1.0, 3.0)}
-            print(f"Redis: texts at the fake, most in 1 s {peaks[1.0]}, in 3 s {peaks[3.0]}"
-                  f" (the sender's rate: {RATE:.0f}/s for both workers)")
+            print(
+                f"Redis: texts at the fake, most in 1 s {peaks[1.0]}, in 3 s {peaks[3.0]}"
+                f" (the sender's rate: {RATE:.0f}/s for both workers)"
+            )
             assert most_in_window(times, 1.0 - JITTER) <= RATE
         finally:
             await directory.close()

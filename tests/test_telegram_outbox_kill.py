@@ -31,10 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -52,10 +48,10 @@ from service.ports import GameStore
 from tests.fake_telegram import TOKEN, FakeBotApi
 from tests.rate_helpers import fake_in_thread, most_in_window, over
 from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
+from tests.worker_process import WorkerProcess, wait_for
 
 pytestmark = [pytest.mark.outbox, pytest.mark.telegram]
 
-ROOT = Path(__file__).resolve().parents[1]
 GAMES, PLAYERS = 10, 15
 MIN_IDLE = 2.0  # seconds before a dead worker's batch is claimed
 JITTER = 0.1  # seconds of arrival jitter allowed across processes
@@ -124,57 +120,21 @@ async def set_up(store: GameStore) -> Table:
     return table
 
 
-class Worker:
+class Worker(WorkerProcess):
     def __init__(self, cfg: dict[str, Any], consumer: str) -> None:
         self.stats = Path(cfg["dir"]) / f"{consumer}.json"
-        doc = json.dumps(
-            {
-                **cfg,
-                "consumer": consumer,
-                "min_idle": MIN_IDLE,
-                "token": TOKEN,
-                "stats": str(self.stats),
-            }
-        )
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "tests" / "telegram_outbox_worker.py"), doc],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert json.loads(line) == {"ready": consumer}, line + self.proc.stderr.read()
+        doc = {
+            **cfg,
+            "consumer": consumer,
+            "min_idle": MIN_IDLE,
+            "token": TOKEN,
+            "stats": str(self.stats),
+        }
+        super().__init__("telegram_outbox_worker.py", doc)
 
     def figures(self) -> dict[str, int]:
         found: dict[str, int] = json.loads(self.stats.read_text())
         return found
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(10)
-        for pipe in (self.proc.stdout, self.proc.stderr):
-            if pipe is not None:
-                pipe.close()
-
-
-async def wait_for(predicate: Any, timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        done = predicate()
-        if not isinstance(done, bool):
-            done = await done
-        if done:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def empty(store: GameStore) -> bool:
