@@ -41,12 +41,16 @@ import logging
 import secrets
 from typing import Any
 
+from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
 from adapters.sms.directory import Directory
 from adapters.sms.notifier import CHANNEL, SentSheets, SmsComposer, record_of
 from adapters.sms.outbound import Outbox, OutMessage
+from adapters.sms.segments import prepare
+from adapters.status_link import TvLink
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
+from gameflow.i18n import render
 from service.outbox import OutboxEntry
 from service.ports import GameStore
 
@@ -68,9 +72,11 @@ class Delivery(OutboxLoop):
         sheets: SentSheets,
         *,
         composer: SmsComposer | None = None,
+        tv_link: TvLink | None = None,
         **options: Any,
     ) -> None:
         super().__init__(store, **options)
+        self.tv_link = tv_link
         self.directory = directory
         self.sender = sender
         self.sheets = sheets
@@ -102,14 +108,33 @@ class Delivery(OutboxLoop):
     # -- one game ------------------------------------------------------------------
 
     async def deliver(self, game_id: str, batch: list[OutboxEntry]) -> None:
+        link: str | None = None
         for e in batch:
-            await self._one(e)
+            if e.payload.get("link") and link is None:
+                link = await self._link(game_id)  # one fresh status link a batch
+            await self._one(e, link)
 
-    async def _one(self, e: OutboxEntry) -> None:
+    async def _link(self, game_id: str) -> str:
+        """A status-page link for the game ('' without a TV or a game)."""
+        game = await self.store.load(game_id) if self.tv_link is not None else None
+        if game is None or self.tv_link is None:
+            return ""
+        return await self.tv_link(game) or ""
+
+    def _link_text(self, link: str, lang: str) -> str | None:
+        if not link:
+            return None
+        text = render(status_link.line(link), lang)
+        sr_latin = self.composer is not None and self.composer.settings.transliterate
+        return prepare(text, lang, sr_latin)
+
+    async def _one(self, e: OutboxEntry, link: str | None = None) -> None:
         p = e.payload
         player = str(p.get("player"))
         result: dict[str, Any] = {}
         body = p.get("body")
+        if p.get("link"):
+            body = self._link_text(link or "", str(p.get("lang", "en")))
         sheet, closed = record_of(p)
         if sheet is not None or closed is not None:  # first: see the module doc
             await self.sheets.record(e.game_id, player, sheet, closed)

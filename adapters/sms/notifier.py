@@ -45,6 +45,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
+from adapters import status_link
 from adapters.deadline_text import until
 from adapters.sms import render as R
 from adapters.sms import sheet as S
@@ -347,6 +348,12 @@ class SmsComposer:
                 )
             elif closed is not None:  # nothing to text: only the record changes
                 out.append(OutboxMessage(CHANNEL, f"{prefix}:c", {"player": who, "closed": closed}))
+        if status_link.due(before, after):
+            # a campaign starts: each SMS player gets the status page's link
+            # (made at delivery, adapters/status_link.py), after their texts
+            for who in people:
+                payload = {"player": who, "link": True, "lang": after.lang}
+                out.append(OutboxMessage(CHANNEL, f"{after.version}:{who}:link", payload))
         return out
 
     def recover(self, after: Game) -> list[OutboxMessage]:

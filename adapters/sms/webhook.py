@@ -103,7 +103,9 @@ def create_sms(
     )
     composer = SmsComposer(settings)
     sheets = SentSheets(service.store)
-    delivery = Delivery(service.store, directory, outbox, sheets, composer=composer)
+    delivery = Delivery(
+        service.store, directory, outbox, sheets, composer=composer, tv_link=tv_link
+    )
     if min_idle is not None:
         delivery.min_idle = min_idle
     gateway = Gateway(

@@ -26,6 +26,9 @@ delivery, at delivery time:
   (record.py) and sends it, or takes the old keyboard away. `keep` names the
   message the player tapped to answer (its handler rewrites it).
 - `remind`: a scheduler's reminder (appended with no commit, `reminder`).
+- `link`: a campaign has started: the status page's link, for the group or,
+  without one, for each player (adapters/status_link.py; the link is made at
+  delivery).
 
 Keys are `{version}:{n}`, unique per game and channel, so that composing the
 same commit twice (a lost version race) writes it once. The TELL that echoes
@@ -40,6 +43,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from adapters import status_link
 from adapters.telegram.acting import ACTING, CONFIRMING, chat_of
 from adapters.telegram.news import JOINED
 from adapters.telegram.outbound import Priority
@@ -119,6 +123,14 @@ class TelegramComposer:
                 if chat is not None:
                     text = render(e.text, lang) if e.text is not None else ""
                     add("say", chat=chat, text=text, protect=False, label="host")
+        if status_link.due(before, after):
+            # a campaign starts: the status page's link, for the group or else
+            # for each player (made at delivery: adapters/status_link.py)
+            add("link", to=GROUP, when=IF_GROUP)
+            for player in after.players:
+                chat = chat_of(player)
+                if chat is not None:
+                    add("link", to=chat, when=IF_NO_GROUP)
         for player in dict.fromkeys((*before.players, *after.players)):
             if chat_of(player) is None:
                 continue

@@ -36,13 +36,16 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
 from adapters.telegram.compose import ALWAYS, CHANNEL, GROUP, IF_GROUP
+from adapters.telegram.hosting import TvLink
 from adapters.telegram.news import part_of_one
 from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.outbound import Failed, Job, Priority
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
+from gameflow.i18n import render
 from service.outbox import OutboxEntry
 from service.ports import GameStore
 
@@ -71,9 +74,17 @@ def result_of(value: Any) -> dict[str, Any]:
 class TelegramDelivery(OutboxLoop):
     channel = CHANNEL
 
-    def __init__(self, store: GameStore, notifier: TelegramNotifier, **options: Any) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        notifier: TelegramNotifier,
+        *,
+        tv_link: TvLink | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(store, **options)
         self.notifier = notifier
+        self.tv_link = tv_link
         self.delivered = 0  # entries acked here
         self.skipped = 0  # entries with nothing to send (no group, superseded)
 
@@ -86,10 +97,16 @@ class TelegramDelivery(OutboxLoop):
         group = await self.notifier.group_of(game_id)
         waits: list[tuple[OutboxEntry, list[Job]]] = []
         syncs: list[OutboxEntry] = []
+        link: str | None = None
         for e in batch:
             kind = e.payload.get("kind")
             if kind == "sync":
                 syncs.append(e)
+                continue
+            if kind == "link":
+                if link is None and self.tv_link is not None:
+                    link = await self.tv_link(game) or ""  # one fresh link a batch
+                waits.append((e, self._link(game, group, e, link or "")))
                 continue
             waits.append((e, self._queue(game, group, e)))
         if syncs:
@@ -147,6 +164,16 @@ class TelegramDelivery(OutboxLoop):
         else:
             log.warning("%s: unknown telegram outbox entry %r", e.game_id, kind)
         return [j for j in jobs if j is not None]
+
+    def _link(self, game: Game, group: int | None, e: OutboxEntry, link: str) -> list[Job]:
+        """The status page's link (a `link` entry), where it is due."""
+        to, when = e.payload.get("to"), e.payload.get("when", ALWAYS)
+        target = group if to == GROUP else int(to) if isinstance(to, int) else None
+        due = when == ALWAYS or (when == IF_GROUP) == (group is not None)
+        if not link or target is None or not due:
+            return []
+        text = render(status_link.line(link), game.lang)
+        return [self.notifier.say(target, text, label="link")]
 
     async def _sync(self, game: Game, syncs: list[OutboxEntry]) -> dict[str, list[Job]]:
         """One `sync` for the batch's questions (see the module doc)."""

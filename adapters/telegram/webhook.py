@@ -76,7 +76,9 @@ def build(
     application = builder.build()
     outbound = Outbound(application.bot, **dict(outbound_options or {}))
     notifier = TelegramNotifier(outbound, service.store, wall=service.clock)
-    delivery = TelegramDelivery(service.store, notifier, **dict(delivery_options or {}))
+    delivery = TelegramDelivery(
+        service.store, notifier, tv_link=tv_link, **dict(delivery_options or {})
+    )
     notifier.wake = delivery.wake
     service.composers.append(TelegramComposer())
     service.notifiers.append(notifier)
