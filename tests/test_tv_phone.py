@@ -133,3 +133,25 @@ def test_the_phone_layout_clips_nothing(
     finally:
         page.close()
     assert not faults, "\n".join(" | ".join(f) for f in faults)
+
+
+def test_the_checks_see_a_tv(browser: Any, served: Any) -> None:
+    """The phone checks fail on the TV layout (a landscape screen), so passing
+    above means the phone layout was really in use."""
+    server, source, clock = served
+    shots = screens("station", 5, "en")
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        lobby = long_names(shots["lobby"]._replace(id="phone-tv-check"))
+        server.publish(lobby, INFO)
+        page.goto(server.url(server.call(lambda: source.issue(lobby.id))))
+        page.wait_for_selector("#screen .bar")
+        for name in ("lobby", "mission"):
+            game = long_names(shots[name]._replace(id=f"phone-tv-check-{name}"))
+            clock.now = (game.phase.started or demo.EPOCH) + 95
+            page.evaluate(SWAP, render_screen(view(game, None), INFO, clock.now))
+            faults = phone_layout(page.evaluate(LAYOUT), 1280)
+            assert any("grid columns, not one" in f for f in faults), (name, faults)
+            assert any("cannot scroll" in f for f in faults), (name, faults)
+    finally:
+        page.close()
