@@ -16,6 +16,13 @@ wake-up (this worker's own commits: `wake`) or `poll` seconds (other
 workers' commits), and every `scan_every` seconds asks with `scan=True`,
 the backstop for a hint lost on a Redis Cluster. It runs as a task of its
 own, never on a webhook handler's path.
+
+Nobody is woken up (issue #21): a campaign's messages are not sent in its
+quiet hours (`quiet_hours`, default 23:00-07:00 in the game's zone;
+service/calendar.py). A game found in them is not taken: its messages wait in
+the outbox and go when the quiet hours end, together with what else is due by
+then (Telegram merges the news, and a question replaced overnight is never
+sent; an SMS batch is sent in order). Live games are never held.
 """
 
 from __future__ import annotations
@@ -28,7 +35,10 @@ import logging
 import os
 import secrets
 import socket
+import time
+from collections.abc import Callable
 
+from service.calendar import Calendar, quiet_calendar, quiet_until
 from service.outbox import DEFAULT_CLAIM_IDLE, OutboxEntry
 from service.ports import GameStore
 
@@ -38,6 +48,7 @@ POLL = 1.0  # seconds between looks for other workers' commits
 SCAN_EVERY = 60.0  # seconds between backstop scans of every active game
 PARALLEL = 32  # games delivered at once
 BATCH = 100
+QUIET_CACHE = 10_000  # games whose quiet hours a worker keeps in mind
 STOP_GRACE = 5.0  # seconds a stopping worker lets its batches in hand finish
 
 
@@ -62,8 +73,10 @@ class OutboxLoop(abc.ABC):
         scan_every: float = SCAN_EVERY,
         parallel: int = PARALLEL,
         batch: int = BATCH,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
+        self.wall = wall  # the games' clock (quiet hours are clock times)
         self.consumer = consumer or consumer_name()
         self.min_idle = min_idle
         self.poll = poll
@@ -77,6 +90,10 @@ class OutboxLoop(abc.ABC):
         self._looking = False  # asking the store which games have messages
         self.reclaimed = 0  # entries handed out again after a dead consumer
         self.lost_holds = 0  # batches stopped here because another worker took them
+        # Quiet hours (a campaign's night): the calendar of each running game
+        # seen (None: never held), and the games held until when.
+        self._quiet: dict[str, Calendar | None] = {}
+        self.held: dict[str, float] = {}
 
     @abc.abstractmethod
     async def deliver(self, game_id: str, batch: list[OutboxEntry]) -> None:
@@ -153,9 +170,11 @@ class OutboxLoop(abc.ABC):
             ready = await self.store.outbox_ready(self.channel, scan=scan)
         finally:
             self._looking = False
+        now = self.wall()
         for game_id in ready:
-            if game_id in self._active:
+            if game_id in self._active or self.held.get(game_id, 0.0) > now:
                 continue
+            self.held.pop(game_id, None)
             self._handing.add(game_id)
             task = asyncio.create_task(self._game(game_id))
             self._active[game_id] = task
@@ -191,16 +210,44 @@ class OutboxLoop(abc.ABC):
         try:
             while loop.time() < end:
                 if not await self.once():
-                    if not await self.store.outbox_ready(self.channel):
-                        break
+                    now = self.wall()
+                    ready = await self.store.outbox_ready(self.channel)
+                    if all(self.held.get(g, 0.0) > now for g in ready):
+                        break  # nothing left, or only what waits for morning
                     await asyncio.sleep(0.01)  # a batch out elsewhere: wait for its acks
         except Exception:  # the store gone: what is stored waits for the next worker
             log.exception("%s delivery: drain stopped", self.channel)
 
     # -- one game ------------------------------------------------------------------
 
+    async def _until(self, game_id: str) -> float | None:
+        """When the game's quiet hours end, if it is in them now (its calendar
+        read once per game while it runs: its options are fixed by then)."""
+        if game_id in self._quiet:
+            cal = self._quiet[game_id]
+        else:
+            game = await self.store.load(game_id)
+            cal = quiet_calendar(game) if game is not None else None
+            if game is not None and game.running:
+                if len(self._quiet) >= QUIET_CACHE:
+                    self._quiet.clear()  # a long-running worker's old games
+                self._quiet[game_id] = cal
+        return quiet_until(cal, self.wall())
+
+    def _hold(self, game_id: str, until: float) -> None:
+        """Nothing to this game's players before `until` (its quiet hours end):
+        its messages wait in the outbox, merged with whatever else is due by
+        then, and this loop wakes up when they may go."""
+        self.held[game_id] = until
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().call_later(max(0.0, until - self.wall()) + 0.5, self.wake)
+
     async def _game(self, game_id: str) -> int:
         async with self.parallel:
+            until = await self._until(game_id)
+            if until is not None:
+                self._hold(game_id, until)
+                return 0
             batch = await self.store.take(
                 self.channel, game_id, self.consumer, count=self.batch, min_idle=self.min_idle
             )

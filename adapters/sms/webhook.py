@@ -104,7 +104,13 @@ def create_sms(
     composer = SmsComposer(settings)
     sheets = SentSheets(service.store)
     delivery = Delivery(
-        service.store, directory, outbox, sheets, composer=composer, tv_link=tv_link
+        service.store,
+        directory,
+        outbox,
+        sheets,
+        composer=composer,
+        tv_link=tv_link,
+        wall=service.clock,
     )
     if min_idle is not None:
         delivery.min_idle = min_idle

@@ -188,11 +188,14 @@ class TelegramDelivery(OutboxLoop):
         return await self.notifier.sync(game, players, force=force, keep=keep, lost=lost)
 
     async def settled(self, timeout: float = 60.0) -> None:
-        """Everything ready delivered and the outbound queue empty (tests)."""
+        """Everything ready delivered and the outbound queue empty (tests),
+        but for what waits out a game's quiet hours."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while True:
             await self.drain(max(0.1, end - loop.time()))
             await self.notifier.outbound.join()
-            if not await self.store.outbox_ready(CHANNEL) or loop.time() > end:
+            now = self.wall()
+            ready = await self.store.outbox_ready(CHANNEL)
+            if all(self.held.get(g, 0.0) > now for g in ready) or loop.time() > end:
                 return

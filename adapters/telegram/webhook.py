@@ -76,9 +76,8 @@ def build(
     application = builder.build()
     outbound = Outbound(application.bot, **dict(outbound_options or {}))
     notifier = TelegramNotifier(outbound, service.store, wall=service.clock)
-    delivery = TelegramDelivery(
-        service.store, notifier, tv_link=tv_link, **dict(delivery_options or {})
-    )
+    options = {"wall": service.clock, **dict(delivery_options or {})}
+    delivery = TelegramDelivery(service.store, notifier, tv_link=tv_link, **options)
     notifier.wake = delivery.wake
     service.composers.append(TelegramComposer())
     service.notifiers.append(notifier)

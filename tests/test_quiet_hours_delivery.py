@@ -1,0 +1,123 @@
+"""Nobody is woken up: a campaign's messages wait out its quiet hours (#21 item 2).
+
+A campaign (`pacing` = `campaign`) in Europe/Oslo with the default quiet
+hours, 23:00-07:00. At 23:30 the host moves the game on (a deadline passing
+would do the same); the commit's messages (results, news, the next
+questions) are written to the outbox as ever, but nothing reaches a phone
+until the quiet hours end: then everything due goes, the news merged into
+one message per chat, and each player gets the question that is open then.
+A live game at the same hour is not held. Through the real wire formats:
+Telegram updates and the fake Bot API; signed Twilio webhooks and the fake
+Twilio; the game's clock is injected."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from adapters.store.sqlite_store import SqliteStore
+from gameflow.core import actions as A
+from tests.fake_telegram import FakeBotApi, Harness, serving
+from tests.fake_twilio import FakeTwilio
+from tests.sms_helpers import World
+from tests.store_helpers import FakeClock, run
+from tests.test_telegram_table import Table
+
+OSLO = ZoneInfo("Europe/Oslo")
+PEOPLE = {200 + i: name for i, name in enumerate(["Ana", "Bo", "Cy", "Dag", "Eli", "Fred"])}
+
+
+def oslo(day: int, hour: int, minute: int = 0) -> float:
+    return datetime(2027, 1, day, hour, minute, tzinfo=OSLO).timestamp()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeTwilio]:
+    with FakeTwilio() as server:
+        yield server
+
+
+@pytest.mark.telegram
+@pytest.mark.parametrize("pacing", ["campaign", "fast"])
+def test_telegram_messages_wait_for_the_end_of_quiet_hours(tmp_path: Path, pacing: str) -> None:
+    async def main() -> None:
+        api = FakeBotApi()
+        async with serving(api):
+            clock = FakeClock(oslo(15, 12))
+            store = SqliteStore(str(tmp_path / "q.sqlite3"), clock=clock)
+            h = Harness(api, store, clock)
+            async with h:
+                table = Table(h, PEOPLE)
+                sets = (f"pacing {pacing}", "timezone Europe/Oslo")
+                game_id = await table.open("traitors", sets=sets)
+                before = len(api.sent())
+                clock.now = oslo(15, 23, 30)
+                game = await table.game()
+                out = await h.service.submit(game_id, A.Advance(game.host))
+                assert out.accepted and out.messages, "the host moved the game on"
+                await h.tg.settled()
+                night = api.sent()[before:]
+                if pacing == "fast":
+                    assert night, "a live game is never held"
+                    return
+                assert not night, [c.params.get("text") for c in night]
+                assert h.tg.delivery.held.get(game_id) == oslo(16, 7)
+                clock.now = oslo(16, 7, 0) + 1
+                await h.tg.settled()
+                morning = api.sent()[before:]
+                assert morning, "the night's messages went in the morning"
+                # every player has one question up, the one open now
+                game = await table.game()
+                for uid in PEOPLE:
+                    up = [
+                        m
+                        for m in api.chat(uid)
+                        if (m.get("reply_markup") or {}).get("inline_keyboard")
+                    ]
+                    for m in up:
+                        row = m["reply_markup"]["inline_keyboard"][0]
+                        assert all(f"|{game.phase.seq}|" in b["callback_data"] for b in row)
+            await store.close()
+
+    run(main())
+
+
+@pytest.mark.sms
+def test_sms_texts_wait_for_the_end_of_quiet_hours(fake: FakeTwilio) -> None:
+    phones = [f"+4791250{i:03d}" for i in range(6)]
+
+    async def main() -> None:
+        w = World(fake, rate=0)
+        try:
+            w.clock.now = oslo(15, 12)
+            await w.text("+4791259999", "NEW TRAITORS")
+            found = re.search(r"\b([A-Z]{4})\b", w.inbox("+4791259999")[0].split("\n")[0])
+            assert found is not None, w.inbox("+4791259999")
+            code = found.group(1)
+            game_id = await w.store.game_for_code(code)
+            assert game_id is not None, w.inbox("+4791259999")[0]
+            for phone, name in zip(phones, PEOPLE.values(), strict=True):
+                await w.text(phone, f"JOIN {code} {name}")
+            await w.text("+4791259999", "START GAME")
+            game = await w.service.load(game_id)
+            assert game.running and game.option("pacing") == "campaign"
+            before = len(fake.messages)
+            w.clock.now = oslo(15, 23, 30)
+            out = await w.service.submit(game_id, A.Advance(game.host))
+            assert out.accepted and any("body" in m.payload for m in out.messages)
+            await w.sms.drain()
+            assert len(fake.messages) == before, fake.messages[before:]
+            w.clock.now = oslo(16, 7) + 1
+            await w.sms.drain()
+            assert len(fake.messages) > before
+            # what the night's commit texted went now, the next menus among it
+            assert any(m["to"] in phones for m in fake.messages[before:])
+        finally:
+            await w.close()
+
+    run(main())
