@@ -31,7 +31,7 @@ from datetime import date
 from typing import Any, Final, NamedTuple
 
 from gameflow.core import actions as A
-from gameflow.core.clock import DAY, day_date, local_day
+from gameflow.core.clock import DAY, day_date, local_day, offset_at
 from gameflow.core.clock import at as clock_at
 from gameflow.core.events import Event, Kind, announce, reminder, timer
 from gameflow.core.legal import ActionSpec, Field
@@ -161,27 +161,35 @@ def _in(quiet: tuple[float, float], seconds: float) -> bool:
 
 
 def _local_seconds(game: Game, t: float) -> float:
-    day = local_day(game.zone, t)
-    return t - clock_at(game.zone, day, 0.0)
+    """The wall clock at `t`, in seconds after midnight."""
+    return (t + offset_at(game.zone, t)) % DAY
 
 
 def quiet_ahead(game: Game, now: float) -> Quiet:
     """Whether `now` is inside the game's quiet hours, and when they end."""
     quiet = quiet_of(game)
-    if quiet is None or not _in(quiet, _local_seconds(game, now)):
+    if quiet is None:
+        return Quiet(False, None)
+    secs = _local_seconds(game, now)
+    if not _in(quiet, secs):
         return Quiet(False, None)
     day = local_day(game.zone, now)
-    for d in (day, day + 1):
-        end = clock_at(game.zone, d, quiet[1])
-        if end > now:
-            return Quiet(True, end)
-    return Quiet(True, clock_at(game.zone, day + 2, quiet[1]))  # pragma: no cover
+    if secs >= quiet[1]:  # before midnight: they end tomorrow
+        return Quiet(True, clock_at(game.zone, day + 1, quiet[1]))
+    end = clock_at(game.zone, day, quiet[1])
+    if end <= now:  # the second pass of an hour the autumn switch repeats
+        end = now + (quiet[1] - secs)
+    return Quiet(True, end)
 
 
 def fit(game: Game, t: float) -> float:
     """`t` itself outside quiet hours, else the instant they end."""
-    q = quiet_ahead(game, t)
-    return t if q.ends is None else q.ends
+    for _ in range(3):  # a quiet end in a skipped hour may land in them again
+        q = quiet_ahead(game, t)
+        if q.ends is None:
+            return t
+        t = q.ends
+    return t
 
 
 def close_at(game: Game, day: int, seconds: float) -> float:
@@ -247,6 +255,8 @@ def reminder_at(game: Game, started: float, deadline: float) -> float | None:
         if begins > t:
             begins = clock_at(game.zone, day - 1, quiet[0])
         t = begins - QUIET_MARGIN
+        if quiet_ahead(game, t).inside:  # a quiet start in a skipped hour
+            return None
     return t if started < t < deadline else None
 
 
