@@ -10,10 +10,11 @@ from datetime import date
 from typing import Any
 
 import pytest
-from campaign_helpers import HOST, in_quiet, instant, ok, started, wall
+from campaign_helpers import HOST, PEOPLE, in_quiet, instant, ok, started, wall
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+from bots.export import export_game
 from gameflow.core import actions as A
 from gameflow.core import campaign
 from gameflow.core.clock import local_day
@@ -21,9 +22,12 @@ from gameflow.core.engine import apply, legal
 from gameflow.core.events import Kind
 from gameflow.core.result import Rejected
 from gameflow.core.state import Game
-from gameflow.replay import parse_step, step_of
+from gameflow.replay import parse_step, run, step_of
 from scheduler.plan import REMINDER, plan
 from service.calendar import zone_table
+from service.games import GameService
+from tests.store_helpers import FakeClock, store_fixture
+from tests.store_helpers import run as run_async
 
 pytestmark = pytest.mark.campaign
 
@@ -147,8 +151,6 @@ def test_parsing_clock_times_and_quiet_hours() -> None:
 def test_a_bad_campaign_setting_is_refused_at_the_start() -> None:
     for kind in ("station", "resistance"):
         for option, value in (("quiet_hours", "late"), ("campaign_mission", "25:00")):
-            from campaign_helpers import PEOPLE
-
             from gameflow.core.engine import new_game
 
             game = new_game(kind, "g", HOST, 1, options={"pacing": "campaign", option: value})
@@ -200,7 +202,7 @@ def test_the_host_moves_a_window_and_the_following_deadline_moves() -> None:
     game, _ = started("station", OSLO, instant(OSLO, 2027, 3, 26, 9, 0))
     spec = next(s for s in legal(game, HOST) if s.kind == "move_window")
     assert spec.options("window") == ("mission", "discussion", "vote")
-    assert spec.field("at") is not None and spec.field("at").free  # type: ignore[union-attr]
+    assert spec.field("clock") is not None and spec.field("clock").free  # type: ignore[union-attr]
     assert "move_window" not in [s.kind for s in legal(game, "ana")]
     now = instant(OSLO, 2027, 3, 26, 10, 0)
     result = apply(game, A.MoveWindow(HOST, None, "vote", "21:15"), now)
@@ -266,7 +268,7 @@ def test_a_move_is_a_script_step() -> None:
     game, _ = started("station", OSLO, instant(OSLO, 2027, 3, 26, 9, 0))
     action = A.MoveWindow(HOST, None, "vote", "21:15")
     step = step_of(game, action)
-    assert step == {"as": HOST, "do": "move_window", "window": "vote", "at": "21:15"}
+    assert step == {"as": HOST, "do": "move_window", "window": "vote", "clock": "21:15"}
     assert parse_step(game, step) == action
     with pytest.raises(ValueError):
         parse_step(game, {"as": HOST, "do": "move_window", "window": "vote"})
@@ -289,3 +291,38 @@ def test_the_scheduler_reminds_campaign_reminder_before_ahead_and_never_in_quiet
     for job in plan(late, late.phase.started):
         assert not in_quiet(OSLO, job.at) or job.kind != REMINDER
     assert zone_table(OSLO, start) == late.zone
+
+
+make_sqlite = store_fixture(("sqlite",))
+
+
+def test_a_campaign_through_the_service_survives_a_restart_and_exports(make_sqlite: Any) -> None:
+    """The service starts a Station campaign in its zone; the host's MoveWindow
+    is logged as a script step; a new service on the same store (a restart)
+    sees the same game, and the export replays to the very same calendar."""
+    kolkata = "Asia/Kolkata"
+
+    async def go() -> None:
+        async with make_sqlite() as store:
+            clock = FakeClock(instant(kolkata, 2027, 6, 1, 8, 0))
+            service = GameService(store, [], clock=clock)
+            options = {"pacing": "campaign", "timezone": kolkata}
+            await service.create_game(
+                "station", HOST, lang="en", seed="s", game_id="c1", options=options
+            )
+            for i, p in enumerate(PEOPLE[:5]):
+                assert (await service.submit("c1", A.Join(p, None, p), key=f"j{i}")).accepted
+            game = (await service.submit("c1", A.Start(HOST))).game
+            assert at(kolkata, game.phase.deadline) == "06-01 18:00"
+            moved = await service.submit("c1", A.MoveWindow(HOST, None, "mission", "17:00"))
+            assert moved.accepted and at(kolkata, moved.game.phase.deadline) == "06-01 17:00"
+            log = await store.log("c1")
+            assert log[-1]["do"] == "move_window" and log[-1]["clock"] == "17:00"
+            again = GameService(store, [], clock=clock)
+            reloaded = await again.load("c1")
+            assert reloaded == moved.game
+            replica, _ = run(await export_game(store, "c1"))
+            assert replica.phase == moved.game.phase
+            assert replica.option("campaign_mission") == "17:00"
+
+    run_async(go())

@@ -99,11 +99,11 @@ class Deadline(Action):
 @dataclass(frozen=True, slots=True)
 class MoveWindow(Action):
     """The host moves window `window` of a campaign day (see
-    gameflow.core.campaign) to clock time `at` ("HH:MM" in the game's zone)."""
+    gameflow.core.campaign) to clock time `clock` ("HH:MM" in the game's zone)."""
 
     kind: ClassVar[str] = "move_window"
     window: str = ""
-    at: str = ""
+    clock: str = ""
 
 
 CORE_ACTIONS: tuple[type[Action], ...] = (

@@ -312,12 +312,12 @@ def move_spec(game: Game) -> ActionSpec | None:
         return None
     names = tuple(name for name, _, _ in windows)
     return ActionSpec(
-        A.MoveWindow.kind, game.phase.seq, (Field("window", names), Field("at", (), free=True))
+        A.MoveWindow.kind, game.phase.seq, (Field("window", names), Field("clock", (), free=True))
     )
 
 
 def move_window(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
-    """Set window `action.window` to clock time `action.at`. When the current
+    """Set window `action.window` to clock time `action.clock`. When the current
     phase is closing at that window, its deadline moves to the new time on the
     same local date (never sooner than MIN_PHASE from now, never in quiet
     hours); other windows take the new time the next time they are used."""
@@ -334,7 +334,7 @@ def move_window(game: Game, action: A.Action, now: float) -> Accepted[Game] | Re
             "bad_window", N_("This game has no window called {name}."), name=action.window
         )
     try:
-        seconds = clock(action.at)
+        seconds = clock(action.clock)
     except ValueError:
         return reject("bad_clock", N_("Give a clock time as HH:MM, such as 18:00."))
     phase_name, option = decl[action.window]
