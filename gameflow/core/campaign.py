@@ -15,8 +15,8 @@ sets the times through the ordinary options and moves them later with the
   window set to 23:30 closes at 07:00 the next morning, and a phase resumed late
   in the evening ends at 07:00 rather than at midnight;
 - a reminder goes out `campaign_reminder_before` seconds before each deadline;
-  [decision] one that would fall in quiet hours goes out in the last minute
-  before they begin instead, and none at all when that is not inside the phase;
+  [decision] one that would fall in quiet hours goes out when they end, and not
+  at all when that is at or after the deadline (as the scheduler sends it);
 - a day lost to a pause is skipped, never squeezed: the search for a window
   starts at the campaign's next day and walks on (at most MAX_SKIP days) to the
   first window leaving at least the least time (MIN_PHASE, FIRST_LEAST for the
@@ -48,7 +48,6 @@ DEFAULT_REMINDER: Final = 3600.0
 MIN_PHASE: Final = 300.0  # a calendar-anchored phase never gets less than this
 FIRST_LEAST: Final = 3600.0  # the first window of a day: else the day is tomorrow
 MAX_SKIP: Final = 400  # days a search may skip: bounds it (a campaign lasts weeks)
-QUIET_MARGIN: Final = 60.0  # a reminder moved out of quiet hours: a minute before
 
 # (window name, phase it closes, option holding its "HH:MM")
 WindowDecl = tuple[str, str, str]
@@ -238,25 +237,19 @@ def seconds_for(
 
 
 def reminder_at(game: Game, started: float, deadline: float) -> float | None:
-    """A campaign's reminder of a phase from `started` to `deadline`:
-    `campaign_reminder_before` ahead, out of quiet hours (see the module
-    docstring), or None when there is no room for one."""
+    """A campaign's reminder of a phase from `started` to `deadline`, as the
+    scheduler sends it (scheduler.plan): `campaign_reminder_before` ahead (a
+    phase too short for that: `reminder_before` ahead), moved to the end of the
+    quiet hours when it falls in them, and None when that leaves it outside the
+    phase (or the phase is too short for any reminder)."""
     before = float(game.option("campaign_reminder_before", DEFAULT_REMINDER))
     if before <= 0 or deadline - started < 2 * before:
-        return None
-    t = deadline - before
-    q = quiet_ahead(game, t)
-    if q.inside:
-        quiet = quiet_of(game)
-        assert quiet is not None
-        # The last minute before these quiet hours began.
-        day = local_day(game.zone, t)
-        begins = clock_at(game.zone, day, quiet[0])
-        if begins > t:
-            begins = clock_at(game.zone, day - 1, quiet[0])
-        t = begins - QUIET_MARGIN
-        if quiet_ahead(game, t).inside:  # a quiet start in a skipped hour
+        before = float(game.option("reminder_before", 60.0))
+        if before <= 0 or deadline - started < 2 * before:
             return None
+    t = fit(game, deadline - before)
+    if quiet_ahead(game, t).inside:  # a quiet end in a skipped hour (fit gave up)
+        return None
     return t if started < t < deadline else None
 
 
