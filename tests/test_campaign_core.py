@@ -331,3 +331,14 @@ def test_a_campaign_through_the_service_survives_a_restart_and_exports(make_sqli
             assert replica.option("campaign_mission") == "17:00"
 
     run_async(go())
+
+
+def test_a_snapshot_saved_before_the_campaign_day_field_still_loads() -> None:
+    from gameflow.core.codec import decode_game, encode_game
+
+    for kind in ("station", "resistance"):
+        game, _ = started(kind, OSLO, instant(OSLO, 2027, 3, 26, 9, 0))
+        assert game.rules.day == local_day(game.zone, game.phase.deadline or 0)
+        old = encode_game(game._replace(rules=game.rules._replace(day=0))).replace(',"day":0', "")
+        assert '"day"' not in old
+        assert decode_game(old).rules.day == 0

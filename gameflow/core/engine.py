@@ -3,8 +3,8 @@
 The engine handles what every game shares: the lobby, host controls (pause and
 resume keep the remaining time, advance early once everyone active is ready,
 end), deadlines carrying the phase they were armed for, the version bumped on
-every accepted action, and the report to the host when a player misses two
-deadlines in a row. Everything game-specific is delegated to the game's `Rules`.
+every accepted action, the report to the host when a player misses two
+deadlines in a row, and the host moving a campaign window (gameflow.core.campaign). Everything game-specific is delegated to the game's `Rules`.
 """
 
 from __future__ import annotations
