@@ -29,7 +29,17 @@ from gameflow.core.state import LOBBY, Game
 from gameflow.replay import HOST, advance_when_ready, parse_step, setup_game
 from service.ports import GameStore
 
-_HOST_KINDS = (A.Pause, A.Resume, A.Advance, A.End, A.SetLanguage, A.SetOption, A.Kick, A.Start)
+_HOST_KINDS = (
+    A.Pause,
+    A.Resume,
+    A.Advance,
+    A.End,
+    A.SetLanguage,
+    A.SetOption,
+    A.Kick,
+    A.Start,
+    A.MoveWindow,
+)
 
 
 def _accept(game: Game, action: A.Action, now: float, where: str) -> Game:

@@ -61,6 +61,11 @@ def parse_step(game: Game, step: Mapping[str, Any]) -> A.Action:
         return A.Deadline(None, game.phase.seq if phase is None else phase)
     if do in _HOST_STEPS:
         return _HOST_STEPS[do](by, phase)
+    if do == A.MoveWindow.kind:
+        window, clock = step.get("window"), step.get("clock")
+        if not isinstance(window, str) or not isinstance(clock, str):
+            raise ValueError('a move_window step needs "window" and "clock"')
+        return A.MoveWindow(by, phase, window, clock)
     if do in _LOBBY_FIELDS:
         return _lobby_action(str(do), step)
     action = rules_for(game.kind).parse_step(step)
@@ -76,6 +81,8 @@ def step_of(game: Game, action: A.Action) -> dict[str, Any]:
     for name, cls in _HOST_STEPS.items():
         if type(action) is cls:
             return {"as": action.by, "do": name}
+    if isinstance(action, A.MoveWindow):
+        return {"as": action.by, "do": action.kind, "window": action.window, "clock": action.clock}
     for name, (cls, key, attr) in _LOBBY_FIELDS.items():
         if type(action) is cls:
             lobby: dict[str, Any] = {"as": action.by, "do": name}

@@ -31,7 +31,8 @@ MIN_GAP = 1800.0  # campaign reminders closer than this to an earlier one are dr
 
 class Policy(NamedTuple):
     """Scheduler-wide defaults; a game's own options override them where it has them
-    (`reminder_before`, `timezone`, `campaign_morning`, `quiet_hours`)."""
+    (`reminder_before`, `campaign_reminder_before`, `timezone`, `campaign_morning`,
+    `quiet_hours`)."""
 
     live_before: float = 60.0
     campaign_before: float = 3600.0
@@ -99,7 +100,8 @@ def reminder_times(game: Game, fire: float, policy: Policy) -> list[float]:
             return [fire - before]
         return []
     times: list[float] = []
-    before = policy.campaign_before
+    # The game's own `campaign_reminder_before` (gameflow.core.campaign), if it has one.
+    before = float(game.option("campaign_reminder_before", policy.campaign_before))
     if before > 0 and length >= 2 * before:
         times.append(fire - before)
     else:

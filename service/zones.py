@@ -2,8 +2,8 @@
 
 The pure core schedules campaign days by clock times but reads no time-zone
 database (a replay must not depend on the machine's tzdata), so the service
-hands it the zone as data: when the host starts a game that has a `timezone`
-option, the start carries the zone's UTC offsets from now on
+hands it the zone as data: when the host starts a game on campaign pacing
+(gameflow.core.campaign), the start carries the zone's UTC offsets from now on
 (`service.calendar.zone_table`), and they are logged with it. A zone name the
 machine does not know is refused when the host sets it, with a clear reply,
 rather than discovered at the start.
@@ -37,6 +37,8 @@ def prepare(game: Game, action: A.Action, now: float) -> A.Action | Rejected:
             )
         return action
     if isinstance(action, A.Start) and not action.zone and game.phase.name == "lobby":
+        if game.option("pacing") != "campaign":
+            return action  # a fast game has no calendar (every game has the option now)
         name = game.option(OPTION)
         if isinstance(name, str):
             try:

@@ -158,7 +158,8 @@ def test_an_autumn_night_ends_at_seven_local_time(autumn_clock: time_machine.Coo
     """The core puts the night's end at 07:00 CET (11.5 real hours on the night
     the clocks go back); the scheduler fires exactly then, reminding an hour before."""
     started = oslo(2026, 10, 24, 20, 30)
-    night = campaign(started, oslo(2026, 10, 25, 7, 0))
+    # No quiet hours: the 06:00 reminder would fall in the default 23:00-07:00.
+    night = campaign(started, oslo(2026, 10, 25, 7, 0), quiet_hours="")
     assert night.phase.deadline == started + 11.5 * H
     assert local(fire_time(night) or 0) == "10-25 07:00 CET"
 

@@ -96,6 +96,16 @@ class Deadline(Action):
     kind: ClassVar[str] = "advance"
 
 
+@dataclass(frozen=True, slots=True)
+class MoveWindow(Action):
+    """The host moves window `window` of a campaign day (see
+    gameflow.core.campaign) to clock time `clock` ("HH:MM" in the game's zone)."""
+
+    kind: ClassVar[str] = "move_window"
+    window: str = ""
+    clock: str = ""
+
+
 CORE_ACTIONS: tuple[type[Action], ...] = (
     Join,
     Leave,
@@ -108,4 +118,5 @@ CORE_ACTIONS: tuple[type[Action], ...] = (
     Advance,
     End,
     Deadline,
+    MoveWindow,
 )

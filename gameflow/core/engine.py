@@ -3,8 +3,8 @@
 The engine handles what every game shares: the lobby, host controls (pause and
 resume keep the remaining time, advance early once everyone active is ready,
 end), deadlines carrying the phase they were armed for, the version bumped on
-every accepted action, and the report to the host when a player misses two
-deadlines in a row. Everything game-specific is delegated to the game's `Rules`.
+every accepted action, the report to the host when a player misses two
+deadlines in a row, and the host moving a campaign window (gameflow.core.campaign). Everything game-specific is delegated to the game's `Rules`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from gameflow.core import actions as A
+from gameflow.core import campaign
 from gameflow.core.events import Event, Kind, announce, changed, to_host
 from gameflow.core.legal import ActionSpec, Field
 from gameflow.core.phases import over, rearm
@@ -108,6 +109,10 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
         if not rules.awaiting(game):
             specs.append(ActionSpec(A.Advance.kind, seq))
         specs.append(ActionSpec(A.End.kind, seq))
+    if player == game.host and not game.over:
+        move = campaign.move_spec(game)
+        if move is not None:
+            specs.append(move)
     return tuple(specs)
 
 
@@ -353,6 +358,8 @@ def _resume(game: Game, action: A.Action, now: float) -> Accepted[Game] | Reject
         return reject("not_paused", N_("The game is not paused."))
     left = game.phase.paused_left or 0.0
     deadline = None if left < 0 else now + left
+    if deadline is not None and campaign.is_campaign(game):
+        deadline = campaign.fit(game, deadline)  # never in the quiet hours
     phase = game.phase._replace(deadline=deadline, paused_left=None)
     seq = phase.seq
     events = [announce(msg(N_("The game goes on.")), seq), Event(Kind.CHANGED)]
@@ -460,6 +467,7 @@ _CORE: Final = {
     A.Advance: _advance,
     A.End: _end,
     A.Deadline: _deadline,
+    A.MoveWindow: campaign.move_window,
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from gameflow.core import campaign
 from gameflow.core.events import Event, reminder, timer
 from gameflow.core.state import Game, Phase
 
@@ -35,7 +36,10 @@ def enter(
 def rearm(game: Game, seq: int, deadline: float, now: float) -> tuple[Event, ...]:
     """The timer of phase `seq`, and its reminder `reminder_before` seconds ahead
     when that leaves at least as long again before it (no reminder right after a
-    phase starts or resumes)."""
+    phase starts or resumes). A campaign's reminder follows its own option and
+    the quiet hours (gameflow.core.campaign.reminder_at)."""
+    if campaign.is_campaign(game) and campaign.declared(game):
+        return campaign.rearm(game, seq, deadline, now)
     before = float(game.option("reminder_before", 60))
     if before > 0 and deadline - now >= 2 * before:
         return (timer(seq, deadline), reminder(seq, deadline - before))

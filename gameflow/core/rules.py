@@ -24,6 +24,9 @@ class Rules(Protocol):
     # Kinds of the game's own actions the host (game master) may send; the
     # engine lets them through from the host, and they never auto-advance.
     host_kinds: tuple[str, ...]
+    # Optional (read with getattr by gameflow.core.campaign, so a game without
+    # calendar pacing leaves it out): `windows`, the game's campaign windows as
+    # (window name, phase it closes, option holding its "HH:MM") triples.
 
     def default_options(self) -> dict[str, Any]:
         """Options and their defaults; the host may change them in the lobby."""

@@ -13,7 +13,7 @@ from gameflow.core.actions import Action
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
-from gameflow.games.resistance import flow, inputs, plots, views
+from gameflow.games.resistance import flow, inputs, pacing, plots, views
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 
 
@@ -38,6 +38,7 @@ class ResistanceRules:
     min_players = 5
     max_players = 10
     host_kinds: tuple[str, ...] = ()  # no game-master actions
+    windows = pacing.WINDOWS  # the campaign's clock windows (gameflow.core.campaign)
 
     def default_options(self) -> dict[str, Any]:
         return {
@@ -53,6 +54,7 @@ class ResistanceRules:
             "spies": 0,  # 0: by the table in the rules
             "double_fail": True,  # mission 4 needs two fails with 7+ players
             "max_rejections": 5,
+            **pacing.OPTIONS,  # pacing (fast), timezone, quiet hours, window times
         }
 
     def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:

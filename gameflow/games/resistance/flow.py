@@ -18,6 +18,7 @@ from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.rng import rng_for
 from gameflow.core.state import Game, Phase, replace_at, update, with_rules
 from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.games.resistance import pacing
 from gameflow.games.resistance.cards import (
     CARDS,
     DECKS,
@@ -91,6 +92,8 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
     kind = str(game.option("plot_deck", "auto"))
     if kind not in DECKS:
         return reject("bad_setup", N_("The plot deck is auto, full or reduced."))
+    if (bad := pacing.check(game)) is not None:
+        return bad
     config = config_for(game)
     deck: tuple[str, ...] = ()
     if "plot_deck" in setup:
@@ -117,7 +120,7 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
         knowledge=((),) * n,
         heroes=heroes,
     )
-    game = update(game, rules=st, missed=(0,) * n)
+    game = update(game, rules=st, missed=(0,) * n, options=pacing.held(game))
     seq = game.phase.seq + 1
     names = game.names
     teams = [str(t) for t in config.teams]
@@ -234,7 +237,8 @@ def start_proposal(
     st = _new(Resistance, values)
     config = st.config
     mission = st.mission
-    phase, timers = enter(game, PROPOSAL, mission, config.proposal_seconds, now)
+    seconds, st = pacing.proposal(game, st, now, first)
+    phase, timers = enter(game, PROPOSAL, mission, seconds, now)
     seq = phase.seq
     leader = game.names[st.leader]
     size = config.teams[mission - 1]
@@ -303,7 +307,7 @@ def _end_proposal(game: Game, now: float) -> Accepted[Game]:
             )
         )
         game = with_rules(game, st)
-    phase, timers = enter(game, TEAM_VOTE, st.mission, st.config.vote_seconds, now)
+    phase, timers = enter(game, TEAM_VOTE, st.mission, pacing.vote(game, st, now), now)
     seq = phase.seq
     names = game.names
     team: tuple[Msg | str | int, ...] = tuple([names[s] for s in st.team])
@@ -337,7 +341,7 @@ def open_vote(game: Game, st: Resistance, now: float, events: list[Event]) -> Ac
         for s in st.opinion_makers()
     )
     st = replace_at(st, _OPINIONS, True)
-    phase, timers = enter(game, TEAM_VOTE, st.mission, st.config.vote_seconds, now)
+    phase, timers = enter(game, TEAM_VOTE, st.mission, pacing.vote(game, st, now), now)
     seq = phase.seq
     events.append(announce(msg(N_("The opinion makers have voted: {votes}."), votes=shown), seq))
     makers = st.opinion_makers()
@@ -376,7 +380,7 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
     events: list[Event] = [announce(text, seq)]
     if not approved:
         return _rejected(game, st, now, events)
-    phase, timers = enter(game, MISSION, st.mission, st.config.mission_seconds, now)
+    phase, timers = enter(game, MISSION, st.mission, pacing.mission(game, st, now), now)
     seq = phase.seq
     events.append(announce(_ON_MISSION[st.mission], seq))
     players = game.players

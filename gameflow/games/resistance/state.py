@@ -155,6 +155,7 @@ class Resistance(NamedTuple):
     # Team vote with opinion makers: False while only they are asked; True once
     # their votes are shown (or their time ran out) and everyone else is asked.
     opinions_shown: bool = False
+    day: int = 0  # campaign: the local date (ordinal) of this mission's first proposal
 
     @property
     def team_size(self) -> int:

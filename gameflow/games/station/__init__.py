@@ -14,7 +14,7 @@ from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
-from gameflow.games.station import flow, inputs, views
+from gameflow.games.station import flow, inputs, pacing, views
 from gameflow.games.station.actions import Choose, Vote
 
 
@@ -27,6 +27,7 @@ class StationRules:
     min_players = 5
     max_players = 15
     host_kinds: tuple[str, ...] = ()  # no game-master actions
+    windows = pacing.WINDOWS  # the campaign's clock windows (gameflow.core.campaign)
 
     def default_options(self) -> dict[str, Any]:
         return {
@@ -44,6 +45,7 @@ class StationRules:
             # By SMS a vote's tally gives the counts, and VOTES the names (an SMS
             # costs per segment); True texts the names every round (docs/sms.md).
             "sms_vote_names": False,
+            **pacing.OPTIONS,  # pacing (fast), timezone, quiet hours, window times
         }
 
     def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:

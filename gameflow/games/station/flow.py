@@ -12,12 +12,14 @@ import random
 from collections import Counter
 from typing import Any, Final
 
+from gameflow.core import campaign
 from gameflow.core.events import Event, Kind, announce, prompt, tell
 from gameflow.core.phases import enter, over
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rng import rng_for
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.games.station import pacing
 from gameflow.games.station.mission import resolve
 from gameflow.games.station.staffing import draw_plans
 from gameflow.games.station.state import (
@@ -40,6 +42,7 @@ from gameflow.games.station.state import (
     Station,
     Trap,
 )
+from gameflow.games.station.tally import last_tally, tally_text, votes_text
 from gameflow.games.station.texts import JOB_NAMES, MISSIONS, PROFESSIONS
 
 # players: (rounds, target, damage limit, death cap)
@@ -85,6 +88,10 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
         infiltrator = tuple(i in chosen for i in range(n))
     if game.option("reveal_guards", REVEAL_PLAYED) not in (REVEAL_PLAYED, REVEAL_ALL):
         return reject("bad_setup", N_("The option reveal_guards is played or all."))
+    try:
+        campaign.validate(game)
+    except ValueError:
+        return reject("bad_setup", N_("Some of this game's settings can't be used."))
     config = config_for(game)
     st = Station(
         config=config,
@@ -94,7 +101,7 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
         dead=(False,) * n,
         fixture=json.dumps(setup.get("rounds", {}), sort_keys=True),
     )
-    game = game._replace(rules=st, missed=(0,) * n)
+    game = game._replace(rules=st, missed=(0,) * n, options=campaign.held_options(game))
     seq = game.phase.seq + 1
     events: list[Event] = [
         announce(
@@ -161,7 +168,8 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
         outcome=None,
         before=(st.parts, st.damage),
     )
-    phase, timers = enter(game, MISSION, r, st.config.mission_seconds, now)
+    seconds, st = pacing.mission(game, st, now)
+    phase, timers = enter(game, MISSION, r, seconds, now)
     seq = phase.seq
     title = Msg(st.missions[(r - 1) % len(st.missions)])
     events.append(
@@ -246,7 +254,8 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
     outcome = resolve(st.plans, st.choices, st.trap)
     parts, damage = _score(st.before, outcome, st.plans)
     st = st._replace(outcome=outcome, parts=parts, damage=damage)
-    phase, timers = enter(game, DISCUSSION, game.phase.round, st.config.discussion_seconds, now)
+    seconds = pacing.seconds(game, DISCUSSION, st.config.discussion_seconds, now)
+    phase, timers = enter(game, DISCUSSION, game.phase.round, seconds, now)
     seq = phase.seq
     needed = st.plans[outcome.plan].guards  # the seed reveals the played plan's need
     if outcome.success:
@@ -302,7 +311,9 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
 def _open_vote(game: Game, now: float) -> Accepted[Game]:
     st: Station = game.rules
     r = game.phase.round
-    phase, timers = enter(game, VOTE, r, st.config.vote_seconds, now)
+    phase, timers = enter(
+        game, VOTE, r, pacing.seconds(game, VOTE, st.config.vote_seconds, now), now
+    )
     seq = phase.seq
     text = vote_question(game, r)
     events: list[Event] = [announce(text, seq)]
@@ -334,61 +345,6 @@ def vote_question(game: Game, r: int) -> Msg:
     voter's question (the very same line, so a channel can send it once)."""
     st: Station = game.rules
     return _CHECK if r == st.config.rounds else _SIT_OUT
-
-
-def votes_text(game: Game, st: Station, r: int) -> Msg:
-    """Who voted for whom in round `r`'s vote, which is now ending."""
-    voters = [s for s in range(len(game.players)) if st.active(s, r)]
-    return tally_text(game, st.votes, voters)
-
-
-def tally_text(game: Game, votes: tuple[int | None, ...], voters: list[int]) -> Msg:
-    """Who of `voters` voted for whom, grouped by the choice, most votes first
-    ("Votes: Bo (Ana, Cy, Dag), Nobody (Eli, Fred), no vote: Gro.")."""
-    groups: dict[int, list[str]] = {}
-    missing: list[str] = []
-    for s in voters:
-        v = votes[s]
-        if v is None:
-            missing.append(game.names[s])
-        else:
-            groups.setdefault(v, []).append(game.names[s])
-    ranked = sorted(groups.items(), key=lambda g: (-len(g[1]), g[0] == NOBODY, g[0]))
-    if not groups:
-        return msg(N_("Nobody voted."))
-    parts: list[Msg] = [
-        msg(
-            N_("{choice} ({names})"),
-            choice=_NOBODY if v == NOBODY else game.names[v],
-            names=tuple(names),
-        )
-        for v, names in ranked
-    ]
-    if missing:
-        parts.append(msg(N_("no vote: {names}"), names=tuple(missing)))
-    return msg(N_("Votes: {votes}."), votes=tuple(parts))
-
-
-_NOBODY: Final = Msg(N_("Nobody"))
-
-
-def last_tally(game: Game) -> Msg | None:
-    """The newest finished vote's tally, as it was announced (None before the
-    first vote, or when votes are secret): what a player who was told only the
-    counts (by SMS) asks for. Who could vote then is worked out from the
-    record: not the player sitting out that round, and not a player dead
-    before it (a hit of that round comes after its vote)."""
-    st: Station = game.rules
-    if not st.history or not game.option("open_votes", True):
-        return None
-    rec = st.history[-1]
-    before = st.history[-2] if len(st.history) > 1 else None
-    sitting = before.out if before is not None and before.round == rec.round - 1 else NOBODY
-    killed = rec.hit.seat if rec.hit is not None and rec.hit.effect == "killed" else NOBODY
-    voters = [
-        s for s in range(len(game.players)) if s != sitting and (not st.dead[s] or s == killed)
-    ]
-    return tally_text(game, rec.votes, voters)
 
 
 def _end_vote(game: Game, now: float) -> Accepted[Game]:
@@ -514,4 +470,4 @@ def _apply_hit(st: Station, victim: int, r: int) -> tuple[Station, Hit | None]:
     return st, None
 
 
-__all__ = ["JOBS", "end_phase", "start", "vote_winner"]
+__all__ = ["JOBS", "end_phase", "last_tally", "start", "tally_text", "vote_winner", "votes_text"]

@@ -132,6 +132,7 @@ class Station(NamedTuple):
     before: tuple[int, int] = (0, 0)  # parts and damage before this round's mission
     history: tuple[RoundRecord, ...] = ()
     fixture: str = "{}"  # the script's fixed rounds (canonical JSON), if any
+    day: int = 0  # campaign: the local date (ordinal) of this round's mission close
 
     def active(self, seat: int, round_: int) -> bool:
         """Alive and not sitting out this round."""

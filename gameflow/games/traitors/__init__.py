@@ -37,7 +37,7 @@ from gameflow.games.traitors.actions import (
     Vote,
 )
 from gameflow.games.traitors.chat import relay
-from gameflow.games.traitors.options import DEFAULTS
+from gameflow.games.traitors.options import DEFAULTS, WINDOWS
 from gameflow.games.traitors.state import (
     END_VOTE,
     MISSION,
@@ -80,6 +80,7 @@ class TraitorsRules:
     min_players = 6
     max_players = 24
     host_kinds = HOST_KINDS
+    windows = WINDOWS  # the campaign's clock windows (gameflow.core.campaign)
 
     def default_options(self) -> dict[str, Any]:
         return dict(DEFAULTS)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gameflow.core.campaign import held_options
 from gameflow.core.events import Event, Kind, announce, prompt, tell
 from gameflow.core.phases import enter, over
 from gameflow.core.result import Accepted, Rejected, reject
@@ -30,7 +31,6 @@ from gameflow.games.traitors.state import (
     SHIELD_ROOM,
     TRAITOR,
     TRAITORS,
-    Config,
     DayRecord,
     Table,
     Traitors,
@@ -78,7 +78,7 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
         death_list_on=bool(game.option("death_list")),
         fixture=json.dumps(setup.get("days", {}), sort_keys=True),
     )
-    game = game._replace(rules=st, missed=(0,) * n, options=_held(game, config))
+    game = game._replace(rules=st, missed=(0,) * n, options=held_options(game))
     seq = game.phase.seq + 1
     events: Events = [
         announce(
@@ -99,16 +99,6 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
             text = msg(N_("You are LOYAL. Find the traitors and banish them."))
         events.append(tell(player, text, seq, secret=True))
     return begin_day(game, 1, now, events)
-
-
-def _held(game: Game, config: Config) -> tuple[tuple[str, Any], ...]:
-    """The options as played: a campaign's phases keep their clock times (no
-    automatic advancing once everyone has answered) unless the host chose
-    `campaign_auto_advance`; a night that ended as soon as the traitors had voted
-    would also tell everyone that they had."""
-    if config.pacing != "campaign" or game.option("campaign_auto_advance"):
-        return game.options
-    return tuple((k, False if k == "auto_advance" else v) for k, v in game.options)
 
 
 def begin_day(game: Game, day: int, now: float, events: Events) -> Accepted[Game]:

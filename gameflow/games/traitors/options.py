@@ -13,14 +13,21 @@ the service fills it in from the `timezone` option), and a daily 08:00 stays
 times even when everyone has answered early (`campaign_auto_advance`, default
 off; the host can always advance). `fast` pacing gives every phase a
 few minutes for a one-evening game.
+
+The calendar itself is the core's (`gameflow.core.campaign`): the Traitors
+declares its windows (`WINDOWS`) and keeps only its own day rule here, the
+breakfast anchor (a day runs from breakfast to the next breakfast, and day 1
+needs `campaign_first_mission` seconds of mission). Deadlines read the window
+options as they are now, so the host's `MoveWindow` takes effect on the next one.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-from gameflow.core.clock import Zone, local_day
-from gameflow.core.clock import at as clock_at
+from gameflow.core import campaign
+from gameflow.core.campaign import MAX_SKIP, MIN_PHASE, clock
+from gameflow.core.clock import local_day
 from gameflow.core.state import Game
 from gameflow.games.traitors.length import default_final_day
 from gameflow.games.traitors.state import (
@@ -35,7 +42,7 @@ from gameflow.games.traitors.state import (
 )
 
 MISSION_KINDS: Final = ("host", "builtin", "relay", "chests")
-PACINGS: Final = ("campaign", "fast")
+PACINGS: Final = campaign.PACINGS
 DAY: Final = 24 * 3600.0
 
 DEFAULTS: dict[str, Any] = {
@@ -59,6 +66,8 @@ DEFAULTS: dict[str, Any] = {
     "campaign_end_vote": 1800.0,
     "campaign_first_mission": 3600.0,  # a later start moves day 1 to the next day
     "campaign_auto_advance": False,  # phases keep their clock times (host: /advance)
+    "quiet_hours": campaign.DEFAULT_QUIET,  # no deadline falls in them
+    "campaign_reminder_before": campaign.DEFAULT_REMINDER,
     "fast_mission": 300.0,
     "fast_shield_room": 60.0,
     "fast_roundtable": 300.0,
@@ -69,22 +78,21 @@ DEFAULTS: dict[str, Any] = {
     "auto_advance": True,
 }
 
-MIN_PHASE: Final = 300.0  # a calendar-anchored phase never gets less than this
-MAX_SKIP: Final = 400  # days a pause may skip: bounds the search (a campaign lasts weeks)
+# The campaign's windows: (name, the phase it closes, the option of its clock time).
+WINDOWS: Final = (
+    (MISSION, MISSION, "campaign_shield_room"),
+    (SHIELD_ROOM, SHIELD_ROOM, "campaign_roundtable"),
+    (ROUNDTABLE, ROUNDTABLE, "campaign_roundtable_end"),
+    # The night ends at breakfast, every night: a tempted or forced player
+    # answers inside it, so the morning news never comes later for them.
+    (NIGHT, NIGHT, "campaign_breakfast"),
+)
+__all__ = ["MAX_SKIP", "MIN_PHASE", "WINDOWS", "clock"]
 
 
 def traitor_count(players: int) -> int:
     """[decision] 2 traitors for 6–9 players, 3 for 10–17, 4 for 18–24."""
     return 2 if players <= 9 else 3 if players <= 17 else 4
-
-
-def clock(text: str) -> float:
-    """Seconds after midnight of "HH:MM"; ValueError if malformed."""
-    hours, _, minutes = text.partition(":")
-    h, m = int(hours), int(minutes)
-    if not (0 <= h < 24 and 0 <= m < 60):
-        raise ValueError(text)
-    return h * 3600.0 + m * 60.0
 
 
 def _between(start: str, end: str) -> float:
@@ -123,25 +131,25 @@ def ends(game: Game) -> tuple[tuple[str, float], ...]:
     each phase ends. Anchoring every deadline to the day's calendar keeps the days
     on their clock times even when a phase ends early (the host advanced) or late
     (a tie re-vote), and across daylight-saving switches."""
-    if game.option("pacing") != "campaign":
+    if not campaign.is_campaign(game):
         return ()
-    o = game.option
-    return (
-        (MISSION, clock(o("campaign_shield_room"))),
-        (SHIELD_ROOM, clock(o("campaign_roundtable"))),
-        (ROUNDTABLE, clock(o("campaign_roundtable_end"))),
-        # The night ends at breakfast, every night: a tempted or forced player
-        # answers inside it, so the morning news never comes later for them.
-        (NIGHT, clock(o("campaign_breakfast"))),
-    )
+    return tuple((phase, clock(game.option(option))) for _, phase, option in WINDOWS)
 
 
-def _end_at(config: Config, zone: Zone, day: int, phase: str) -> float:
+def _end_at(game: Game, day: int, phase: str) -> float:
     """The instant `phase` of the day whose breakfast is on date `day` ends: on
-    that date, or the next one for a clock time at or before breakfast (the night)."""
-    seconds = dict(config.ends)[phase]
-    wrap = 1 if seconds <= config.breakfast else 0
-    return clock_at(zone, day + wrap, seconds)
+    that date, or the next one for a clock time at or before breakfast (the night);
+    out of quiet hours (gameflow.core.campaign). The clock times are the options
+    as they are now: the host may have moved a window since the start."""
+    ends = dict(ends_of(game))
+    seconds = ends[phase]
+    wrap = 1 if seconds <= ends[NIGHT] else 0
+    return campaign.close_at(game, day + wrap, seconds)
+
+
+def ends_of(game: Game) -> tuple[tuple[str, float], ...]:
+    """The window clock times now (the options, valid since the start)."""
+    return tuple((phase, clock(game.option(option))) for _, phase, option in WINDOWS)
 
 
 def phase_seconds(game: Game, st: Traitors, phase: str, now: float) -> float:
@@ -152,7 +160,8 @@ def phase_seconds(game: Game, st: Traitors, phase: str, now: float) -> float:
     config = st.config
     if config.ends and phase in dict(config.ends):
         day = local_day(game.zone, st.anchor)
-        return max(MIN_PHASE, _end_at(config, game.zone, day, phase) - now)
+        end = max(now + MIN_PHASE, _end_at(game, day, phase))
+        return campaign.fit(game, end) - now
     return config.seconds(phase)
 
 
@@ -164,6 +173,7 @@ def next_anchor(game: Game, st: Traitors, now: float) -> float:
     is the next calendar day; a day lost to a long pause is skipped rather than
     squeezed. Fast pacing has no calendar: the day starts now."""
     config, zone = st.config, game.zone
+    breakfast = dict(ends_of(game))[NIGHT] if config.ends else config.breakfast
     if not config.ends:
         return now
     if st.anchor:
@@ -171,16 +181,15 @@ def next_anchor(game: Game, st: Traitors, now: float) -> float:
     else:
         day, least = local_day(zone, now), config.first_mission
     for _ in range(MAX_SKIP):
-        if _end_at(config, zone, day, MISSION) - now >= least:
+        if _end_at(game, day, MISSION) - now >= least:
             break
         day += 1
-    return clock_at(zone, day, config.breakfast)
+    return campaign.close_at(game, day, breakfast)
 
 
 def config_for(game: Game) -> Config:
     """The fixed configuration; ValueError if an option can't be used."""
-    if game.option("pacing") not in PACINGS:
-        raise ValueError("pacing")
+    campaign.validate(game)  # the pacing, the quiet hours and the windows' clock times
     if game.option("missions") not in MISSION_KINDS:
         raise ValueError("missions")
     final_day = int(game.option("final_day")) or default_final_day(len(game.players))
