@@ -19,10 +19,11 @@ own, never on a webhook handler's path.
 
 Nobody is woken up (issue #21): a campaign's messages are not sent in its
 quiet hours (`quiet_hours`, default 23:00-07:00 in the game's zone;
-service/calendar.py). A game found in them is not taken: its messages wait in
+gameflow/core/campaign.py's `quiet_ahead`). A game found in them is not taken: its messages wait in
 the outbox and go when the quiet hours end, together with what else is due by
 then (Telegram merges the news, and a question replaced overnight is never
-sent; an SMS batch is sent in order). Live games are never held.
+sent; an SMS batch is sent in order). Live games are never held, nor a
+lobby (people are joining: their answers come at once).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ import socket
 import time
 from collections.abc import Callable
 
-from service.calendar import Calendar, quiet_calendar, quiet_until
+from gameflow.core.campaign import is_campaign, quiet_ahead
+from gameflow.core.state import LOBBY, Game
 from service.outbox import DEFAULT_CLAIM_IDLE, OutboxEntry
 from service.ports import GameStore
 
@@ -92,7 +94,7 @@ class OutboxLoop(abc.ABC):
         self.lost_holds = 0  # batches stopped here because another worker took them
         # Quiet hours (a campaign's night): the calendar of each running game
         # seen (None: never held), and the games held until when.
-        self._quiet: dict[str, Calendar | None] = {}
+        self._quiet: dict[str, Game | None] = {}
         self.held: dict[str, float] = {}
 
     @abc.abstractmethod
@@ -224,15 +226,17 @@ class OutboxLoop(abc.ABC):
         """When the game's quiet hours end, if it is in them now (its calendar
         read once per game while it runs: its options are fixed by then)."""
         if game_id in self._quiet:
-            cal = self._quiet[game_id]
+            game = self._quiet[game_id]
         else:
             game = await self.store.load(game_id)
-            cal = quiet_calendar(game) if game is not None else None
-            if game is not None and game.running:
-                if len(self._quiet) >= QUIET_CACHE:
-                    self._quiet.clear()  # a long-running worker's old games
-                self._quiet[game_id] = cal
-        return quiet_until(cal, self.wall())
+            if game is not None and game.phase.name == LOBBY:
+                return None  # people are joining (and a lobby has no zone yet)
+            if game is not None and not is_campaign(game):
+                game = None  # a live game: never held
+            if len(self._quiet) >= QUIET_CACHE:
+                self._quiet.clear()  # a long-running worker's old games
+            self._quiet[game_id] = game
+        return None if game is None else quiet_ahead(game, self.wall()).ends
 
     def _hold(self, game_id: str, until: float) -> None:
         """Nothing to this game's players before `until` (its quiet hours end):

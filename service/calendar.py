@@ -28,8 +28,6 @@ from functools import lru_cache
 from typing import NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from gameflow.core.state import Game
-
 MAX_DAYS = 400  # bounds every search: a campaign lasts weeks, never years
 
 
@@ -155,32 +153,3 @@ def zone_table(tz_name: str, start: float, days: int = MAX_DAYS) -> tuple[tuple[
         t = nxt
     return tuple(table)
 
-
-# -- a game's quiet hours -------------------------------------------------------------
-
-CAMPAIGN_QUIET = "23:00-07:00"  # a campaign's quiet hours unless the host sets others
-DEFAULT_ZONE = "Europe/Oslo"
-
-
-def quiet_calendar(game: Game) -> Calendar | None:
-    """The calendar whose quiet hours hold a game's messages, or None when
-    nothing is held: a live game (`fast` pacing) never is; a campaign is, in
-    its `quiet_hours` (default `CAMPAIGN_QUIET`; "" or "none" for none), in its
-    `timezone`. An unusable zone or quiet-hours text holds nothing (the game's
-    options were checked when set; a message is never held for a typo)."""
-    if game.option("pacing") != "campaign":
-        return None
-    quiet = game.option("quiet_hours", CAMPAIGN_QUIET)
-    if not quiet or str(quiet).lower() == "none":
-        return None
-    try:
-        return calendar(str(game.option("timezone") or DEFAULT_ZONE), str(quiet))
-    except (ValueError, KeyError):
-        return None
-
-
-def quiet_until(cal: Calendar | None, now: float) -> float | None:
-    """When the quiet hours `now` falls in end, or None outside them."""
-    if cal is None or not cal.in_quiet(now):
-        return None
-    return cal.after_quiet(now)
