@@ -10,7 +10,8 @@ the public view only (adapters/tv), so the link carries no secret of the game.
 Deciding is pure (the composers call `due` in the commit); the link itself is
 made at delivery (a fresh TV token is I/O: `TvLink`). [decision] Live games
 (`fast` pacing) get no such message: the TV is the table's, and the host has
-its link; documented in docs/rules/campaign.md.
+its link; documented in docs/rules/campaign.md. The campaign's calendar
+(`<link>/campaign.ics`, the coming deadlines) follows as a message of its own.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from gameflow.core.text import N_, Msg, msg
 TvLink = Callable[[Game], Awaitable[str | None]]
 
 STATUS_LINK = N_("Follow the game here (the public status page): {link}")
+CALENDAR_LINK = N_("The game's deadlines for your calendar: {link}")
 
 
 def at_home(game: Game) -> bool:
@@ -38,3 +40,15 @@ def due(before: Game, after: Game) -> bool:
 
 def line(link: str) -> Msg:
     return msg(STATUS_LINK, link=link)
+
+
+def calendar_url(link: str) -> str:
+    """The campaign's calendar (adapters/tv/ics.py) next to the status page `link`."""
+    return f"{link.rstrip('/')}/campaign.ics"
+
+
+def calendar_line(link: str) -> Msg:
+    """The calendar's own message: on Telegram it follows the status link.
+    [decision] Not by SMS: a second text for each player costs; the status
+    page, where the SMS link leads, has the calendar link."""
+    return msg(CALENDAR_LINK, link=calendar_url(link))

@@ -173,7 +173,11 @@ class TelegramDelivery(OutboxLoop):
         if not link or target is None or not due:
             return []
         text = render(status_link.line(link), game.lang)
-        return [self.notifier.say(target, text, label="link")]
+        jobs = [self.notifier.say(target, text, label="link")]
+        if status_link.at_home(game):  # a message of its own: the link's stays as it is
+            cal = render(status_link.calendar_line(link), game.lang)
+            jobs.append(self.notifier.say(target, cal, label="link"))
+        return jobs
 
     async def _sync(self, game: Game, syncs: list[OutboxEntry]) -> dict[str, list[Job]]:
         """One `sync` for the batch's questions (see the module doc)."""

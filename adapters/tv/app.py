@@ -23,11 +23,12 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from adapters.tv import ics
 from adapters.tv.fanout import Fanout
 from adapters.tv.screens import render_page, render_screen
 from adapters.tv.source import TVSource
@@ -101,6 +102,7 @@ class StatusPage:
             ),
             Route("/{token}", self.page, methods=["GET"]),
             Route("/{token}/events", self.events, methods=["GET"]),
+            Route("/{token}/campaign.ics", self.calendar, methods=["GET"]),
         ]
         return Mount(path, routes=routes, middleware=[_middleware()])
 
@@ -108,9 +110,34 @@ class StatusPage:
         game = await self.source.game_for_token(request.path_params["token"])
         if game is None:
             return _gone()
+        if "calendar" in request.query_params and ics.has_calendar(game):
+            # The page's calendar link (`?calendar`, so the page never holds its
+            # token): on to the calendar's own address, which can be copied.
+            token = request.path_params["token"]
+            return RedirectResponse(f"{token}/campaign.ics", status_code=303)
         info = await self.source.join_info(game.id)
-        html = render_page(view(game, None), info, self.clock(), tag(await self.screen(game)))
+        # `calendar` is the page's own fact, not the core's: page.html shows the
+        # calendar link with it (the screens never see it, so tags are unchanged).
+        public = {**view(game, None), "calendar": ics.has_calendar(game)}
+        html = render_page(public, info, self.clock(), tag(await self.screen(game)))
         return HTMLResponse(html)
+
+    async def calendar(self, request: Request) -> Response:
+        """A campaign's coming windows as iCalendar (adapters.tv.ics), made from
+        the current state on each request; the same token check as the page.
+        A game that is not a campaign has none (404)."""
+        game = await self.source.game_for_token(request.path_params["token"])
+        if game is None:
+            return _gone()
+        if not ics.has_calendar(game):
+            return Response("Not Found", status_code=404, media_type="text/plain")
+        info = await self.source.join_info(game.id)
+        body = ics.calendar_for(game, self.clock(), name=info.name if info is not None else "")
+        return Response(
+            body,
+            media_type=f"{ics.MEDIA_TYPE}; charset=utf-8",
+            headers={"Content-Disposition": 'inline; filename="campaign.ics"'},
+        )
 
     async def events(self, request: Request) -> Response:
         token = request.path_params["token"]

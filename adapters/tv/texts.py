@@ -152,6 +152,13 @@ TEXTS: dict[str, str] = {
     "pot_split": N_("The pot of {pot} silver is split: {share} silver each"),
     # every game
     "players": N_("Players"),
+    # a campaign's calendar (adapters/tv/ics.py) and the page's link to it
+    # TRANSLATORS: a calendar event: {game} is the game's name, {phase} a
+    # phase's name from above ("Vote"); the phase ends at the event's time.
+    "ics_summary": N_("{game}: {phase} closes"),
+    # TRANSLATORS: the calendar's name in a calendar app; {game} is the game's name.
+    "ics_calendar": N_("{game} – deadlines"),
+    "ics_link": N_("Add the deadlines to your calendar"),
 }
 
 
