@@ -121,3 +121,22 @@ def test_sms_texts_wait_for_the_end_of_quiet_hours(fake: FakeTwilio) -> None:
             await w.close()
 
     run(main())
+
+
+@pytest.mark.sms
+def test_a_campaign_lobby_at_night_still_answers_who_joins(fake: FakeTwilio) -> None:
+    """People joining are awake: a lobby's texts are never held (nor has it a zone yet)."""
+
+    async def main() -> None:
+        w = World(fake, rate=0)
+        try:
+            w.clock.now = oslo(15, 23, 30)
+            await w.text("+4791259998", "NEW TRAITORS")
+            found = re.search(r"\b([A-Z]{4})\b", w.inbox("+4791259998")[0].split("\n")[0])
+            assert found is not None
+            await w.text("+4791250100", f"JOIN {found.group(1)} Ana")
+            assert w.inbox("+4791250100"), "the joiner was answered at once"
+        finally:
+            await w.close()
+
+    run(main())
