@@ -32,7 +32,7 @@ from adapters.tv import ics
 from adapters.tv.app import create_app
 from adapters.tv.source import JoinInfo, MemorySource
 from gameflow.core import actions as A
-from gameflow.core.campaign import days_ahead
+from gameflow.core.campaign import days_ahead, declared
 from gameflow.core.engine import apply, new_game
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
@@ -49,6 +49,7 @@ PEOPLE = {
     "sms:+4791240001": "Cecilie",
     "tg:7000004": "Dušan",
     "sms:+4791240005": "Eli",
+    "tg:7000006": "Fred",
 }
 START = instant(OSLO, 2027, 3, 24, 9, 0)  # Wednesday; the clocks go forward on Sunday
 CLOCKS = {"mission": "18:00", "discussion": "20:00", "vote": "22:00"}
@@ -192,6 +193,26 @@ def test_uids_are_stable_across_fetches_and_the_host_moving_a_window_moves_the_e
     assert len(d) == len(b)
 
 
+@pytest.mark.parametrize(
+    ("kind", "title"), [("resistance", "Motstandsbevegelsen"), ("traitors", "Forræderne")]
+)
+def test_every_game_s_windows_are_in_its_calendar(kind: str, title: str) -> None:
+    """The other games' windows (several a phase in Resistance, a night that
+    ends at breakfast in Traitors) at their clock times, in the game's language."""
+    page = Page()
+    game = campaign(kind=kind, lang="nb")
+    _, cal = page.calendar(page.put(game))
+    found = events(cal)
+    clocks = {name: str(game.option(opt)) for name, _, opt in declared(game)}
+    expected = days_ahead(game, START, ics.DAYS)
+    assert [s.timestamp() for _, s, _ in found] == [w.closes for w in expected]
+    assert found[0][1].timestamp() == game.phase.deadline
+    for (_, start, summary), w in zip(found, expected, strict=True):
+        assert local(start)[-5:] == clocks[w.name], (w, start)
+        assert summary.startswith(f"{title}: ") and summary.endswith(" avsluttes"), summary
+    assert len({u for u, _, _ in found}) == len(found)
+
+
 def test_a_campaign_started_late_lists_no_window_it_will_not_play() -> None:
     """Started at 17:30, the first mission needs an hour: it runs to tomorrow's
     18:00, so tonight's 18:00, 20:00 and 22:00 are not in the calendar."""
@@ -229,10 +250,10 @@ def test_bad_revoked_and_live_links_get_no_calendar() -> None:
 def test_the_calendar_holds_no_secret_and_no_trace_of_inputs() -> None:
     page = Page()
     game = campaign()
-    token = page.put(game, JoinInfo(name="Fredagsgjengen", code="KRILL7"))
+    token = page.put(game, JoinInfo(name="Kveldsklubben", code="KRILL7"))
     r, cal = page.calendar(token)
     body = r.content.decode("utf-8")
-    assert str(cal["x-wr-calname"]) == "Fredagsgjengen – deadlines"  # the public title
+    assert str(cal["x-wr-calname"]) == "Kveldsklubben – deadlines"  # the public title
     forbidden = [token, game.id, game.seed, HOST, *PEOPLE, *PEOPLE.values(), "91240001"]
     forbidden += ["infiltrat", "loyal", "sabotage", "trap", "KRILL7"]
     for word in forbidden:
