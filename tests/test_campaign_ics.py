@@ -213,6 +213,30 @@ def test_every_game_s_windows_are_in_its_calendar(kind: str, title: str) -> None
     assert len({u for u, _, _ in found}) == len(found)
 
 
+def test_a_window_in_the_quiet_hours_is_at_their_end_under_its_own_day_s_uid() -> None:
+    """The vote moved to 23:30 closes at 07:00 the next morning (quiet hours
+    23:00-07:00). While that vote runs, its event keeps the UID it had, and the
+    next night's vote is still there."""
+    page = Page()
+    game = ok(apply(campaign(), A.MoveWindow(HOST, None, window="vote", clock="23:30"), START))
+    token = page.put(game)
+    _, cal = page.calendar(token)
+    before = [(u, local(s)) for u, s, summary in events(cal) if "Vote" in summary]
+    assert [t for _, t in before[:2]] == ["2027-03-25 07:00", "2027-03-26 07:00"]
+    for _ in range(2):  # the mission, then the discussion, close at their times
+        deadline = game.phase.deadline
+        assert deadline is not None
+        game = ok(apply(game, A.Deadline(None, game.phase.seq), deadline))
+        page.now = deadline
+    assert game.phase.name == "vote" and game.phase.deadline == instant(OSLO, 2027, 3, 25, 7, 0)
+    page.source.publish(game)
+    _, cal = page.calendar(token)
+    after = [(u, local(s)) for u, s, summary in events(cal) if "Vote" in summary]
+    assert events(cal)[0][0] == before[0][0]
+    assert after[:3] == before[:3]
+    assert len({u for u, _, _ in events(cal)}) == len(events(cal))
+
+
 def test_a_campaign_started_late_lists_no_window_it_will_not_play() -> None:
     """Started at 17:30, the first mission needs an hour: it runs to tomorrow's
     18:00, so tonight's 18:00, 20:00 and 22:00 are not in the calendar."""

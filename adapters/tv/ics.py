@@ -76,18 +76,25 @@ def coming(game: Game, now: float, days: int = DAYS) -> tuple[Window, ...]:
 
 
 def _current(game: Game, phase: str, deadline: float) -> Window | None:
-    """The running phase's close as a window: the phase's window on the
-    deadline's local date nearest to it (its UID then matches the event the
-    calendar held before a move)."""
-    day = local_day(game.zone, deadline)
-    mine = [(name, opt) for name, p, opt in campaign.declared(game) if p == phase]
+    """The running phase's close as a window: the phase's window nearest to
+    it, on the deadline's local date or the one before (a window in the quiet
+    hours closes the next morning), so its UID is the one the calendar held
+    before a move."""
+    last = local_day(game.zone, deadline)
+    mine = [
+        (day, name, campaign.clock(game.option(opt)))
+        for day in (last - 1, last)
+        for name, p, opt in campaign.declared(game)
+        if p == phase
+    ]
     if not mine:
         return None
 
-    def distance(item: tuple[str, str]) -> float:
-        return abs(campaign.close_at(game, day, campaign.clock(game.option(item[1]))) - deadline)
+    def distance(item: tuple[int, str, float]) -> tuple[float, int]:
+        day, _, seconds = item
+        return abs(campaign.close_at(game, day, seconds) - deadline), -day
 
-    name, _ = min(mine, key=distance)
+    day, name, _ = min(mine, key=distance)
     return Window(day, name, phase, deadline)
 
 
