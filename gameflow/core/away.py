@@ -87,6 +87,20 @@ def resolve(game: Game, until: float | str, now: float) -> float | None:
     return t
 
 
+def parse_until(text: str, now: float) -> float | str:
+    """What a player typed after /away or AWAY, as an Away `until`: an ISO date
+    ("2027-01-20": away through that day) or a number of days from `now` ("3").
+    ValueError if it is neither; the channels handle their own words for
+    "back" (off, BACK, TILBAKE, NAZAD) before asking this."""
+    word = text.strip()
+    if word.isdigit() and 0 < int(word) <= MAX_DAYS:
+        return now + int(word) * DAY
+    try:
+        return date.fromisoformat(word).isoformat()
+    except ValueError:
+        raise ValueError(f"not a date or a number of days: {text!r}") from None
+
+
 def local_text(game: Game, t: float) -> tuple[str, bool]:
     """`t` as the game's local "YYYY-MM-DD HH:MM", and whether it is a midnight
     (then the texts say "through" the day before, which is what was asked)."""
