@@ -48,6 +48,7 @@ from adapters.sms.phones import e164, short_mask
 from adapters.sms.segments import prepare
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
+from gameflow.core.away import parse_until
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
@@ -228,11 +229,28 @@ class Gateway:
             await self.status_text(game, player, say)
         elif kind == "votes":
             say.append(render(short.recap(game), game.lang))
+        elif kind in ("away", "back"):
+            await self._away(sid, cmd, game, player, say)
         elif kind in HOST_ACTIONS:
             phase = game.phase.seq if kind == "advance" else None
             await self._submit(sid, game, HOST_ACTIONS[kind](player, phase), player, say)
         else:
             await self._answer(sid, body, game, player, say)
+
+    async def _away(self, sid: str, cmd: G.Command, game: Game, player: str, say: Say) -> None:
+        """AWAY date / days (BORTE, ODSUTAN), BACK (TILBAKE, NAZAD): see
+        gameflow.core.away. The core's own text to the player confirms it
+        (texted with the commit); a text it can't read gets the usage line."""
+        until: float | str | None = None
+        if cmd.kind == "away":
+            word = cmd.args[0] if cmd.args else ""
+            if G.fold(word) not in G.BACK | {"off", "av"}:
+                try:
+                    until = parse_until(word, self.clock())
+                except ValueError:
+                    say.append(R.t(R.AWAY_USAGE, game.lang))
+                    return
+        await self._submit(sid, game, A.Away(player, None, until), player, say)
 
     async def _new(
         self,
