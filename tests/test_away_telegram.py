@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from adapters.store.sqlite_store import SqliteStore
+from adapters.tv.screens import render_page
 from gameflow.core.engine import view
 from scheduler.deadlines import DeadlineScheduler
 from scheduler.plan import REMINDER, plan
@@ -96,6 +97,11 @@ def test_away_on_telegram(tmp_path: Path) -> None:
                 assert "away" not in group and "2027-01-20" not in group
                 public = json.dumps(view(game, None)).casefold()
                 assert "away" not in public and "2027-01-18" not in public
+                # the status page (TV) is drawn from that view: the same page
+                # as if nobody had said anything
+                page = render_page(view(game, None), None, clock.now)
+                assert page == render_page(view(game._replace(away=()), None), None, clock.now)
+                assert "2027-01-18" not in page and "borte" not in page.casefold()
 
                 # back by hand
                 await h.command(ANA, "Ana", "/away off")
