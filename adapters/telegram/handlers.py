@@ -79,6 +79,7 @@ MENU = (
     ("pause", N_("Host: stop the clock")),
     ("resume", N_("Host: start the clock again")),
     ("advance", N_("Host: end this phase now")),
+    ("move", N_("Host, campaign: move a window, /move vote 21:30")),
     ("end", N_("Host: end the game")),
 )
 
@@ -368,6 +369,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         "gm": tg.gm,
         "status": tg.status,
         "away": tg.away,
+        "move": tg.move,
     }
     # Commands and words count only from new messages: an edited /end must not
     # end a game (PTB's handlers take edits too unless told otherwise).
