@@ -186,3 +186,37 @@ def test_public_views_never_show_anyone_away(away: list[tuple[str, float]], dead
         assert view(gone.game, None) == view(plain.game, None)
         for p in plain.players:
             assert view(gone.game, p) == view(plain.game, p)
+
+
+def test_an_away_game_exports_and_replays_to_the_same_state() -> None:
+    """The service logs Away as a script step; the export replays to the very
+    same state (away list, miss counts) as the live game."""
+    import asyncio
+
+    from adapters.store.sqlite_store import SqliteStore
+    from bots.export import export_game
+    from gameflow.replay import run
+    from service.games import GameService
+    from tests.store_helpers import FakeClock
+
+    async def go() -> None:
+        clock = FakeClock(T0)
+        store = SqliteStore(":memory:", clock=clock)
+        service = GameService(store, [], clock=clock)
+        await service.create_game("station", HOST, lang="en", seed="s", game_id="a1", code=False)
+        for p in ("ana", "bo", "cy", "dag", "eli"):
+            assert (await service.submit("a1", A.Join(p, None, p.title()))).accepted
+        await service.submit("a1", A.Start(HOST))
+        assert (await service.submit("a1", A.Away("ana", None, TOMORROW))).accepted
+        assert (await service.submit("a1", A.Away("bo", None, T0 + 3 * DAY))).accepted
+        for _ in range(3):
+            game = await service.load("a1")
+            clock.now = game.phase.deadline or clock.now
+            assert (await service.submit("a1", A.Deadline(None, game.phase.seq))).accepted
+        live = await service.load("a1")
+        replica, _ = run(await export_game(store, "a1"))
+        assert replica.away == live.away and replica.missed == live.missed
+        assert replica.phase == live.phase
+        await store.close()
+
+    asyncio.run(go())
