@@ -66,6 +66,13 @@ def parse_step(game: Game, step: Mapping[str, Any]) -> A.Action:
         if not isinstance(window, str) or not isinstance(clock, str):
             raise ValueError('a move_window step needs "window" and "clock"')
         return A.MoveWindow(by, phase, window, clock)
+    if do == A.Away.kind:
+        until = step.get("until")
+        if not isinstance(by, str) or not (
+            until is None or (isinstance(until, str | float | int) and not isinstance(until, bool))
+        ):
+            raise ValueError('an away step needs "as" and an "until" date, instant or null')
+        return A.Away(by, phase, float(until) if isinstance(until, int) else until)
     if do in _LOBBY_FIELDS:
         return _lobby_action(str(do), step)
     action = rules_for(game.kind).parse_step(step)
@@ -83,6 +90,8 @@ def step_of(game: Game, action: A.Action) -> dict[str, Any]:
             return {"as": action.by, "do": name}
     if isinstance(action, A.MoveWindow):
         return {"as": action.by, "do": action.kind, "window": action.window, "clock": action.clock}
+    if isinstance(action, A.Away):
+        return {"as": action.by, "do": action.kind, "until": action.until}
     for name, (cls, key, attr) in _LOBBY_FIELDS.items():
         if type(action) is cls:
             lobby: dict[str, Any] = {"as": action.by, "do": name}

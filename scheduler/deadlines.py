@@ -33,6 +33,7 @@ from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-unt
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 from apscheduler.triggers.date import DateTrigger  # type: ignore[import-untyped]
 
+from gameflow.core.away import present
 from gameflow.core.events import Event
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
@@ -315,7 +316,8 @@ class DeadlineScheduler:
                 return
             if self.clock() - at > self.policy.reminder_grace or not self.may_fire():
                 return
-            seats = rules_for(game.kind).awaiting(game)
+            # Players away (gameflow.core.away) are not chased while they are.
+            seats = present(game, rules_for(game.kind).awaiting(game), self.clock())
             if seats:
                 await self.sink.send_reminder(game_id, seq, seats)
                 self.stats["reminded"] += 1

@@ -11,7 +11,8 @@ Three kinds of text:
   `START GAME` (or GO, BEGYNN, POČNI) and ended with `END GAME` (or AVSLUTT,
   KRAJ): a bare START or END belongs to the carrier;
 - commands (`Command`): NEW, JOIN, START GAME, HELP, STATUS, VOTES, PAUSE, RESUME,
-  ADVANCE, END GAME;
+  ADVANCE, END GAME, AWAY date (BORTE, ODSUTAN) and BACK (TILBAKE, NAZAD),
+  MOVE window HH:MM (FLYTT, POMERI);
 - answers to the player's current menu, matched against the menu built from
   the core's legal actions (`Menu`, `match`): a number for a one-field menu, or
   one line with one word per field for a multi-field one (Station: plan, job,
@@ -66,6 +67,11 @@ RESUME = frozenset({"resume", "fortsett", "nastavi"})
 ADVANCE = frozenset({"advance", "next", "skip", "neste", "videre", "dalje", "sledece"})
 END = frozenset({"avslutt", "kraj", "zavrsi", "finish"})
 END_WITH = frozenset({"end", "slutt", "stop", "stopp"})  # END GAME, not a bare END
+# AWAY date (away through that day), AWAY days, AWAY alone (usage); BACK alone.
+AWAY = frozenset({"away", "borte", "bortreist", "odsutan", "odsutna", "odsustvo"})
+BACK = frozenset({"back", "tilbake", "nazad", "vratio", "vratila"})
+# Host, campaign: MOVE window HH:MM (FLYTT, POMERI).
+MOVE = frozenset({"move", "flytt", "pomeri", "pomjeri"})
 
 GAMES = {
     "station": "station",
@@ -95,6 +101,10 @@ _LANG_OF: dict[str, str] = {
     **dict.fromkeys(("pomoc", "udji", "udi", "pridruzi", "prijava", "nova", "novi", "nove"), "sr"),
     **dict.fromkeys(("stanje", "meni", "ponovo", "komande", "pocni", "kreni", "zapocni"), "sr"),
     **dict.fromkeys(("pauza", "nastavi", "dalje", "sledece", "kraj", "zavrsi"), "sr"),
+    **dict.fromkeys(("away", "back", "move"), "en"),
+    **dict.fromkeys(("borte", "bortreist", "tilbake", "flytt"), "nb"),
+    **dict.fromkeys(("odsutan", "odsutna", "odsustvo", "nazad", "vratio", "vratila"), "sr"),
+    **dict.fromkeys(("pomeri", "pomjeri"), "sr"),
 }
 
 
@@ -132,6 +142,12 @@ def parse(body: str) -> Command:
             return Command("join_usage", tuple(rest))
         code = fold(rest[0]).upper()
         return Command("join", (code, " ".join(rest[1:])[:64]))
+    if head in AWAY:  # "AWAY 2027-01-20", "BORTE 3", "ODSUTAN" (usage)
+        return Command("away", tuple(rest[:1]))
+    if head in BACK and len(words) == 1:
+        return Command("back")
+    if head in MOVE:  # "MOVE VOTE 21:30"
+        return Command("move", tuple(fold(w) for w in rest[:3]))
     if len(words) == 1 or head in END_WITH or head in START_WITH:
         simple = _simple(head, len(words))
         if simple is not None:

@@ -48,6 +48,9 @@ from adapters.sms.phones import e164, short_mask
 from adapters.sms.segments import prepare
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
+from gameflow.core.away import parse_until
+from gameflow.core.engine import legal
+from gameflow.core.legal import find
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
@@ -228,11 +231,49 @@ class Gateway:
             await self.status_text(game, player, say)
         elif kind == "votes":
             say.append(render(short.recap(game), game.lang))
+        elif kind in ("away", "back"):
+            await self._away(sid, cmd, game, player, say)
+        elif kind == "move":
+            await self._move(sid, cmd, game, player, say)
         elif kind in HOST_ACTIONS:
             phase = game.phase.seq if kind == "advance" else None
             await self._submit(sid, game, HOST_ACTIONS[kind](player, phase), player, say)
         else:
             await self._answer(sid, body, game, player, say)
+
+    async def _away(self, sid: str, cmd: G.Command, game: Game, player: str, say: Say) -> None:
+        """AWAY date / days (BORTE, ODSUTAN), BACK (TILBAKE, NAZAD): see
+        gameflow.core.away. The core's own text to the player confirms it
+        (texted with the commit); a text it can't read gets the usage line."""
+        until: float | str | None = None
+        if cmd.kind == "away":
+            word = cmd.args[0] if cmd.args else ""
+            if G.fold(word) not in G.BACK | {"off", "av"}:
+                try:
+                    until = parse_until(word, self.clock())
+                except ValueError:
+                    say.append(R.t(R.AWAY_USAGE, game.lang))
+                    return
+        await self._submit(sid, game, A.Away(player, None, until), player, say)
+
+    async def _move(self, sid: str, cmd: G.Command, game: Game, player: str, say: Say) -> None:
+        """MOVE window HH:MM (FLYTT, POMERI): the host moves a campaign window
+        (the core's MoveWindow, offered by `legal()`; docs/rules/campaign.md).
+        A window may be named by its start; anyone but the host of a campaign
+        gets the core's reason."""
+        spec = find(legal(game, player), A.MoveWindow.kind)
+        args = cmd.args
+        if spec is None:
+            window = args[0] if args else ""
+            await self._submit(sid, game, A.MoveWindow(player, None, window, ""), player, say)
+            return
+        names = [str(n) for n in spec.options("window")]
+        hits = [n for n in names if args and n.startswith(args[0])]
+        window = args[0] if args and args[0] in names else (hits[0] if len(hits) == 1 else "")
+        if len(args) != 2 or not window:
+            say.append(R.t(R.MOVE_USAGE, game.lang, window=names[0], windows=", ".join(names)))
+            return
+        await self._submit(sid, game, A.MoveWindow(player, None, window, args[1]), player, say)
 
     async def _new(
         self,

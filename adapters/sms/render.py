@@ -135,6 +135,13 @@ UNCLEAR_FIELD = N_("Not understood: check the {field}. {hint}")
 AMBIGUOUS = N_("Unclear: write - for an empty field. {hint}")
 TOO_LONG = N_("Too many words. {hint}")
 OK = N_("OK.")
+MOVE_USAGE = N_(
+    "Host: write MOVE, a window and a time, e.g. MOVE {window} 21:30. Windows: {windows}."
+)
+AWAY_USAGE = N_(
+    "Write AWAY and a date, e.g. AWAY 2027-01-20 (away through that day), or a number "
+    "of days: AWAY 3. Text BACK when you are back."
+)
 REMINDER = N_("Reminder: time is nearly up.")
 FAILED = N_("Something went wrong. Please try again.")
 OPTED_OUT = N_("{name} has stopped texts and gets no private information now.")

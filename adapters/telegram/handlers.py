@@ -36,6 +36,7 @@ from adapters.telegram.notifier import ACTING, Acting, Recent, TelegramNotifier,
 from adapters.telegram.outbound import Outbound, Priority
 from adapters.telegram.presses import Presses
 from gameflow.core import actions as A
+from gameflow.core.away import parse_until
 from gameflow.core.question import question
 from gameflow.core.result import Rejected
 from gameflow.core.state import Game
@@ -59,6 +60,12 @@ ANONYMOUS = N_(
     "or send me /new station in a private chat."
 )
 PLEA_SENT = N_("Sent: {text}")
+AWAY_USAGE = N_(
+    "Use /away YYYY-MM-DD to be away through that day, /away DAYS for a number of days, "
+    "or /away off when you are back."
+)
+# "/away off": back in the game (the words of every language, as SMS's BACK)
+AWAY_OFF = frozenset({"off", "back", "av", "tilbake", "nazad", "povratak"})
 ANONYMOUS_BOT = 1087968824  # Telegram's account posting for a group's anonymous admins
 
 
@@ -67,10 +74,12 @@ MENU = (
     ("status", N_("Your current question again")),
     ("join", N_("Join a game: /join CODE")),
     ("new", N_("Host a new game: /new station, resistance or traitors")),
+    ("away", N_("Away until a date: /away 2027-01-20, or /away off")),
     ("startgame", N_("Host: deal the roles and begin")),
     ("pause", N_("Host: stop the clock")),
     ("resume", N_("Host: start the clock again")),
     ("advance", N_("Host: end this phase now")),
+    ("move", N_("Host, campaign: move a window, /move vote 21:30")),
     ("end", N_("Host: end the game")),
 )
 
@@ -314,6 +323,28 @@ class Telegram(Hosting, Presses):
             self.reply(update.effective_chat, render(msg(PLEA_SENT, text=words), game.lang))
         return True
 
+    async def away(self, update: Update, context: Context) -> None:
+        """`/away DATE`, `/away DAYS`, `/away off`: the player is away (the
+        defaults answer for them, no reminders, the host told once; see
+        gameflow.core.away). The confirmation is the core's own TELL, sent to
+        the player's private chat with the commit; here only refusals."""
+        found = await self.sender_game(update)
+        if found is None:
+            return
+        chat, game, me = found
+        words = " ".join(context.args or []).strip()
+        until: float | str | None = None
+        if words.casefold() not in AWAY_OFF:
+            try:
+                until = parse_until(words, self.service.clock())
+            except ValueError:
+                self.reply(chat, render(AWAY_USAGE, game.lang))
+                return
+        outcome = await self.submit(update, game.id, A.Away(me, None, until))
+        refusal = self.refusal(outcome)
+        if refusal is not None:
+            self.reply(chat, refusal)
+
     async def error(self, update: object, context: Context) -> None:
         """PTB's error handler: remember the update so the webhook can answer 500
         and Telegram delivers it again (its key keeps the retry from doubling)."""
@@ -337,6 +368,8 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         "lang": tg.lang,
         "gm": tg.gm,
         "status": tg.status,
+        "away": tg.away,
+        "move": tg.move,
     }
     # Commands and words count only from new messages: an edited /end must not
     # end a game (PTB's handlers take edits too unless told otherwise).

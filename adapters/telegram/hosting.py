@@ -30,6 +30,8 @@ from adapters.telegram.notifier import (
 )
 from adapters.telegram.outbound import Priority
 from gameflow.core import actions as A
+from gameflow.core.engine import legal
+from gameflow.core.legal import find
 from gameflow.core.rules import known_games
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
@@ -51,7 +53,9 @@ CONFIRM: dict[type[A.Action], str] = {
     A.Resume: N_("Resumed: the clock runs again."),
     A.Advance: N_("Moved on to the next phase."),
     A.End: N_("You ended the game."),
+    A.MoveWindow: N_("Moved: the window has its new time."),
 }
+MOVE_USAGE = N_("Use /move WINDOW HH:MM, e.g. /move {window} 21:30. Windows: {windows}.")
 SET_USAGE = N_("Use /set NAME VALUE, e.g. /set vote_seconds 90.")
 SET_DONE = N_("Done: {settings}.")
 
@@ -215,6 +219,26 @@ class Hosting:
 
     async def end(self, update: Update, context: Context) -> None:
         await self.host(update, context, lambda me, g: A.End(me))
+
+    async def move(self, update: Update, context: Context) -> None:
+        """`/move WINDOW HH:MM`: the host moves a campaign window (the core's
+        MoveWindow, offered by `legal()` while a campaign runs; see
+        docs/rules/campaign.md). A window may be named by the start of its
+        name; a game with no windows to move gets the core's reason."""
+        args = [a.casefold() for a in context.args or []]
+
+        def make(me: str, game: Game) -> A.Action | Msg:
+            spec = find(legal(game, me), A.MoveWindow.kind)
+            names = [str(n) for n in spec.options("window")] if spec is not None else []
+            if spec is None:  # not the host, or no campaign: the core says which
+                return A.MoveWindow(me, None, args[0] if args else "", "")
+            hits = [n for n in names if args and n.startswith(args[0])]
+            window = args[0] if args and args[0] in names else (hits[0] if len(hits) == 1 else "")
+            if len(args) != 2 or not window:
+                return msg(MOVE_USAGE, window=names[0], windows=", ".join(names))
+            return A.MoveWindow(me, None, window, args[1])
+
+        await self.host(update, context, make)
 
     async def kick(self, update: Update, context: Context) -> None:
         wanted = " ".join(context.args or []).casefold()

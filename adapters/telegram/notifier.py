@@ -63,6 +63,7 @@ from adapters.telegram.record import (
     Records,
     parse_open,
 )
+from gameflow.core.away import away_until
 from gameflow.core.events import Event, Kind
 from gameflow.core.question import Question, question
 from gameflow.core.state import Game
@@ -413,6 +414,8 @@ class TelegramNotifier:
     def remind_one(self, game: Game, player: str, seq: int) -> Job | None:
         """Remind `player` if phase `seq` is current and they still owe an input."""
         if game.phase.seq != seq or not owes(game, player):
+            return None
+        if away_until(game, player, self.wall()) is not None:  # away: not chased
             return None
         text = render(REMINDER, game.lang)
         deadline = game.phase.deadline or game.phase.started

@@ -106,6 +106,16 @@ class MoveWindow(Action):
     clock: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Away(Action):
+    """A player is away until `until`: an instant (seconds since the epoch) or
+    a local date "YYYY-MM-DD" of the game's zone (away through that whole day);
+    None means they are back. See gameflow.core.away."""
+
+    kind: ClassVar[str] = "away"
+    until: float | str | None = None
+
+
 CORE_ACTIONS: tuple[type[Action], ...] = (
     Join,
     Leave,
@@ -119,4 +129,5 @@ CORE_ACTIONS: tuple[type[Action], ...] = (
     End,
     Deadline,
     MoveWindow,
+    Away,
 )

@@ -4,7 +4,8 @@ The engine handles what every game shares: the lobby, host controls (pause and
 resume keep the remaining time, advance early once everyone active is ready,
 end), deadlines carrying the phase they were armed for, the version bumped on
 every accepted action, the report to the host when a player misses two
-deadlines in a row, and the host moving a campaign window (gameflow.core.campaign). Everything game-specific is delegated to the game's `Rules`.
+deadlines in a row, the host moving a campaign window (gameflow.core.campaign), and players saying
+they are away (gameflow.core.away). Everything game-specific is delegated to the game's `Rules`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from gameflow.core import actions as A
-from gameflow.core import campaign
+from gameflow.core import away, campaign
 from gameflow.core.events import Event, Kind, announce, changed, to_host
 from gameflow.core.legal import ActionSpec, Field
 from gameflow.core.phases import over, rearm
@@ -427,7 +428,9 @@ def _deadline(game: Game, action: A.Action, now: float) -> Accepted[Game] | Reje
     # Where who is awaited is itself a secret (Traitors' night: only traitors
     # vote), misses go uncounted, so neither the host's counts nor its reports
     # can point at anyone.
-    counted = () if rules.secret_awaiting(game) else rules.awaiting(game)
+    # Players away (gameflow.core.away) take the defaults like anyone who did
+    # not answer, but their misses are neither counted nor reported.
+    counted = () if rules.secret_awaiting(game) else away.present(game, rules.awaiting(game), now)
     for seat in counted:
         missed[seat] += 1
         if missed[seat] == MISSES_REPORTED:
@@ -468,6 +471,7 @@ _CORE: Final = {
     A.End: _end,
     A.Deadline: _deadline,
     A.MoveWindow: campaign.move_window,
+    A.Away: away.set_away,
 }
 
 

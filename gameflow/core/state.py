@@ -60,6 +60,9 @@ class Game(NamedTuple):
     # The game's time zone as UTC offsets from the start on (gameflow.core.clock),
     # given with the host's start: the core reads no time-zone database.
     zone: tuple[tuple[float, float], ...] = ()
+    # Players who said they are away (gameflow.core.away): (player id, until
+    # instant) pairs, sorted. Private: no view shows it (only the host is told).
+    away: tuple[tuple[str, float], ...] = ()
 
     @property
     def over(self) -> bool:
