@@ -52,6 +52,9 @@ class FakeTwilio:
         self.stall_for = 0.0
         self.lose = 0  # the next `lose` POSTs are not taken, answered after `stall_for` s
         self.lookups = 0  # GET Messages.json (the sender checking what was taken)
+        # The game's clock, when a test runs one: each message is stamped with
+        # it too ("clock"), so a test can tell when in the game it was sent.
+        self.clock: Any = None
         self._lock = threading.Lock()
         fake = self
 
@@ -183,7 +186,12 @@ class FakeTwilio:
         with self._lock:
             # "received": when it reached Twilio (tests order texts against inputs)
             self.messages.append(
-                {**doc, "status_callback": form.get("StatusCallback"), "received": time.time()}
+                {
+                    **doc,
+                    "status_callback": form.get("StatusCallback"),
+                    "received": time.time(),
+                    "clock": self.clock() if self.clock is not None else None,
+                }
             )
         return 201, doc
 
@@ -199,7 +207,7 @@ class FakeTwilio:
         with self._lock:
             self.lookups += 1
             found = [
-                {k: v for k, v in m.items() if k not in ("status_callback", "received")}
+                {k: v for k, v in m.items() if k not in ("status_callback", "received", "clock")}
                 for m in reversed(self.messages)
                 if m["to"] == params.get("To", m["to"])
                 and m["from"] == params.get("From", m["from"])

@@ -61,9 +61,24 @@ class Reader:
         self.free = _pattern(R.FREE, lang, translit, kind="[^\n]+")
         self.name = prepare(render(R.NAME, lang), lang, translit)
         self.name_or_none = prepare(render(R.NAME_OR_NONE, lang), lang, translit)
+        # A campaign's question ends with when it closes ("Answer by 18:00."),
+        # under the menu: read past it, as a person does.
+        self.closes = [
+            _pattern(msgid, lang, translit)
+            for msgid in (
+                "Answer by {time}.",
+                "Answer by tomorrow, {time}.",
+                "Answer by {day} {time}.",
+                "Time left: {left}.",
+                "Time left: less than a minute.",
+            )
+        ]
 
     def menu(self, text: str) -> Menu | None:
         """The menu at the end of `text`, if it holds one."""
+        head, _, tail = text.rpartition("\n")
+        if head and any(p.fullmatch(tail) for p in self.closes):
+            text = head
         lines = text.split("\n")
         last = lines[-1]
         m = self.numbered.search(last)

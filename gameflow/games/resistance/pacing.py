@@ -19,13 +19,14 @@ from __future__ import annotations
 from typing import Any, Final
 
 from gameflow.core import campaign
+from gameflow.core.campaign import WindowDecl
 from gameflow.core.clock import local_day
 from gameflow.core.result import Rejected, reject
 from gameflow.core.state import Game
 from gameflow.core.text import N_
 from gameflow.games.resistance.state import MISSION, PROPOSAL, TEAM_VOTE, Resistance
 
-WINDOWS: Final = (
+WINDOWS: Final[tuple[WindowDecl, ...]] = (
     ("proposal_1", PROPOSAL, "campaign_proposal_1"),
     ("vote_1", TEAM_VOTE, "campaign_vote_1"),
     ("proposal_2", PROPOSAL, "campaign_proposal_2"),

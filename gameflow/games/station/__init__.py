@@ -27,7 +27,9 @@ class StationRules:
     min_players = 5
     max_players = 15
     host_kinds: tuple[str, ...] = ()  # no game-master actions
-    windows = pacing.WINDOWS  # the campaign's clock windows (gameflow.core.campaign)
+    windows: tuple[tuple[str, str, str], ...] = (
+        pacing.WINDOWS
+    )  # the campaign's clock windows (gameflow.core.campaign)
 
     def default_options(self) -> dict[str, Any]:
         return {

@@ -15,11 +15,12 @@ from __future__ import annotations
 from typing import Any, Final
 
 from gameflow.core import campaign
+from gameflow.core.campaign import WindowDecl
 from gameflow.core.clock import local_day
 from gameflow.core.state import Game
 from gameflow.games.station.state import DISCUSSION, MISSION, VOTE, Station
 
-WINDOWS: Final = (
+WINDOWS: Final[tuple[WindowDecl, ...]] = (
     (MISSION, MISSION, "campaign_mission"),
     (DISCUSSION, DISCUSSION, "campaign_discussion"),
     (VOTE, VOTE, "campaign_vote"),

@@ -80,7 +80,9 @@ class TraitorsRules:
     min_players = 6
     max_players = 24
     host_kinds = HOST_KINDS
-    windows = WINDOWS  # the campaign's clock windows (gameflow.core.campaign)
+    windows: tuple[tuple[str, str, str], ...] = (
+        WINDOWS  # the campaign's clock windows (gameflow.core.campaign)
+    )
 
     def default_options(self) -> dict[str, Any]:
         return dict(DEFAULTS)

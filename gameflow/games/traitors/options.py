@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from gameflow.core import campaign
-from gameflow.core.campaign import MAX_SKIP, MIN_PHASE, clock
+from gameflow.core.campaign import MAX_SKIP, MIN_PHASE, WindowDecl, clock
 from gameflow.core.clock import local_day
 from gameflow.core.state import Game
 from gameflow.games.traitors.length import default_final_day
@@ -79,7 +79,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 # The campaign's windows: (name, the phase it closes, the option of its clock time).
-WINDOWS: Final = (
+WINDOWS: Final[tuple[WindowDecl, ...]] = (
     (MISSION, MISSION, "campaign_shield_room"),
     (SHIELD_ROOM, SHIELD_ROOM, "campaign_roundtable"),
     (ROUNDTABLE, ROUNDTABLE, "campaign_roundtable_end"),
