@@ -96,6 +96,7 @@ class OutboxLoop(abc.ABC):
         # seen (None: never held), and the games held until when.
         self._quiet: dict[str, Game | None] = {}
         self.held: dict[str, float] = {}
+        self.released: set[str] = set()  # held games whose quiet hours just ended
 
     @abc.abstractmethod
     async def deliver(self, game_id: str, batch: list[OutboxEntry]) -> None:
@@ -176,7 +177,8 @@ class OutboxLoop(abc.ABC):
         for game_id in ready:
             if game_id in self._active or self.held.get(game_id, 0.0) > now:
                 continue
-            self.held.pop(game_id, None)
+            if self.held.pop(game_id, None) is not None:
+                self.released.add(game_id)  # its first batch holds the night's messages
             self._handing.add(game_id)
             task = asyncio.create_task(self._game(game_id))
             self._active[game_id] = task

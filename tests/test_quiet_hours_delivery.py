@@ -107,16 +107,31 @@ def test_sms_texts_wait_for_the_end_of_quiet_hours(fake: FakeTwilio) -> None:
             game = await w.service.load(game_id)
             assert game.running and game.option("pacing") == "campaign"
             before = len(fake.messages)
-            w.clock.now = oslo(15, 23, 30)
-            out = await w.service.submit(game_id, A.Advance(game.host))
-            assert out.accepted and any("body" in m.payload for m in out.messages)
-            await w.sms.drain()
+            composed: dict[str, list[str]] = {}  # player -> the night's texts, composed
+            for hour, minute in ((23, 30), (23, 45)):  # the host moves on twice
+                w.clock.now = oslo(15, hour, minute)
+                game = await w.service.load(game_id)
+                out = await w.service.submit(game_id, A.Advance(game.host))
+                assert out.accepted
+                for m in out.messages:
+                    if m.payload.get("body"):
+                        composed.setdefault(m.payload["player"], []).append(m.payload["body"])
+                await w.sms.drain()
+            assert composed, "the night's commits texted somebody"
             assert len(fake.messages) == before, fake.messages[before:]
             w.clock.now = oslo(16, 7) + 1
             await w.sms.drain()
-            assert len(fake.messages) > before
-            # what the night's commit texted went now, the next menus among it
-            assert any(m["to"] in phones for m in fake.messages[before:])
+            morning = fake.messages[before:]
+            # Everything the night held came, merged: fewer texts than commits
+            # made, each player's lines all there and in their order.
+            got: dict[str, list[str]] = {}
+            for m in morning:
+                got.setdefault(m["to"], []).append(m["body"])
+            by_phone = {w.pid(p): p for p in [*phones, "+4791259999"]}
+            for player, bodies in composed.items():
+                texts = got.get(by_phone[player], [])
+                assert "\n".join(texts) == "\n".join(bodies), (texts, bodies)
+            assert len(morning) < sum(len(b) for b in composed.values()), len(morning)
         finally:
             await w.close()
 

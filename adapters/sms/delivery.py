@@ -30,7 +30,10 @@ follows. Sending one game's texts one by one costs nothing at an SMS sender's
 pace (a long code sends one a second, whatever the parallelism), and keeps
 what a kill can duplicate to one text per game being delivered. While a batch is out its hold is renewed
 (`renew`), so a long wait on the sender's pace or on a 429 is not taken for
-death. The loop itself (waking on this worker's commits, `notify`, polling
+death. The first batch after a campaign's quiet hours (adapters/outbox_loop.py
+holds a game in them) is merged instead: each player's texts of the night are
+joined and cut again at line ends, so a night of commits costs as few texts as
+it fits in. The loop itself (waking on this worker's commits, `notify`, polling
 for other workers', the backstop scan, taking and renewing batches) is the
 one every channel shares: adapters/outbox_loop.py.
 """
@@ -44,7 +47,7 @@ from typing import Any
 from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
 from adapters.sms.directory import Directory
-from adapters.sms.notifier import CHANNEL, SentSheets, SmsComposer, record_of
+from adapters.sms.notifier import CHANNEL, SentSheets, SmsComposer, record_of, split
 from adapters.sms.outbound import Outbox, OutMessage
 from adapters.sms.segments import prepare
 from adapters.status_link import TvLink
@@ -108,11 +111,59 @@ class Delivery(OutboxLoop):
     # -- one game ------------------------------------------------------------------
 
     async def deliver(self, game_id: str, batch: list[OutboxEntry]) -> None:
+        if game_id in self.released:  # the quiet hours' texts: merged per player
+            self.released.discard(game_id)
+            await self._merged(game_id, batch)
+            return
         link: str | None = None
         for e in batch:
             if e.payload.get("link") and link is None:
                 link = await self._link(game_id)  # one fresh status link a batch
             await self._one(e, link)
+
+    async def _merged(self, game_id: str, batch: list[OutboxEntry]) -> None:
+        """What a campaign's quiet hours held, sent as few texts as it fits in:
+        each player's texts joined in their order and cut again at line ends
+        (`split`, as the composer does), instead of one text per commit; the
+        records written as each entry says, so the last one (the question now
+        open) is the one on the phone. Each entry is acked with the SID of the
+        text that carried its end."""
+        mine: dict[str, list[OutboxEntry]] = {}
+        for e in batch:
+            if e.payload.get("link"):
+                await self._one(e, await self._link(game_id))
+                continue
+            mine.setdefault(str(e.payload.get("player")), []).append(e)
+        for player, entries in mine.items():
+            for e in entries:
+                sheet, closed = record_of(e.payload)
+                if sheet is not None or closed is not None:
+                    await self.sheets.record(game_id, player, sheet, closed)
+            bodies = [str(e.payload["body"]) for e in entries if e.payload.get("body")]
+            result: dict[str, Any] = {}
+            if bodies:
+                secret = any(bool(e.payload.get("secret")) for e in entries)
+                result = await self._text(game_id, player, split("\n".join(bodies)), secret)
+            for e in entries:
+                await self.store.ack(CHANNEL, game_id, e.key, result)
+
+    async def _text(
+        self, game_id: str, player: str, chunks: list[str], secret: bool
+    ) -> dict[str, Any]:
+        """`chunks` to `player`, in order; the ack's result (the last SID)."""
+        phone = (await self.directory.reachable([player])).get(player)
+        if phone is None:
+            self.skipped += 1
+            return {"skipped": True}
+        result: dict[str, Any] = {}
+        for chunk in chunks:
+            sent = await self.sender.deliver(OutMessage(phone, chunk, game_id, player, secret))
+            if sent.sid is None:
+                result = {"failed": sent.error}
+            else:
+                self.delivered += 1
+                result = {"sid": sent.sid}
+        return result
 
     async def _link(self, game_id: str) -> str:
         """A status-page link for the game ('' without a TV or a game)."""
