@@ -155,3 +155,30 @@ def test_the_checks_see_a_tv(browser: Any, served: Any) -> None:
             assert any("cannot scroll" in f for f in faults), (name, faults)
     finally:
         page.close()
+
+
+def test_the_calendar_link_is_on_the_phone_page_and_off_the_tv(browser: Any, served: Any) -> None:
+    """A campaign's page links its calendar below the screen: on a phone (the
+    page scrolls to it); on a TV it takes no room (the TV page never scrolls)."""
+    server, source, clock = served
+    game = demo.traitors_game(6, seed="phone-calendar", lang="en")
+    states = list(game)
+    running = next(g for g in states if g.running)._replace(id="phone-calendar")
+    assert running.option("pacing") == "campaign"
+    clock.now = (running.phase.started or demo.EPOCH) + 95
+    server.publish(running, INFO)
+    url = server.url(server.call(lambda: source.issue(running.id)))
+    for (width, height), shown in (((412, 915), True), ((1920, 1080), False)):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
+            page.goto(url)
+            page.wait_for_selector("#screen .bar")
+            link = page.locator(".calendar a")
+            assert link.count() == 1
+            assert link.is_visible() is shown, (width, height)
+            assert link.get_attribute("href") == "?calendar"
+            if not shown:
+                size = page.evaluate("() => document.documentElement.scrollHeight")
+                assert size <= height, size
+        finally:
+            page.close()
