@@ -11,7 +11,8 @@ Deciding is pure (the composers call `due` in the commit); the link itself is
 made at delivery (a fresh TV token is I/O: `TvLink`). [decision] Live games
 (`fast` pacing) get no such message: the TV is the table's, and the host has
 its link; documented in docs/rules/campaign.md. The campaign's calendar
-(`<link>/campaign.ics`, the coming deadlines) follows as a message of its own.
+(`<link>/campaign.ics`, the coming deadlines) follows: on Telegram as a
+message of its own, by SMS as the text's second line.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def calendar_url(link: str) -> str:
 
 
 def calendar_line(link: str) -> Msg:
-    """The calendar's own message: on Telegram it follows the status link.
-    [decision] Not by SMS: a second text for each player costs; the status
-    page, where the SMS link leads, has the calendar link."""
+    """The calendar's line: on Telegram a message of its own after the status
+    link; by SMS the line under it in the same text (a segment more, once per
+    player and campaign, rather than a second text)."""
     return msg(CALENDAR_LINK, link=calendar_url(link))

@@ -87,9 +87,14 @@ def test_every_sms_player_of_a_campaign_gets_a_status_link_that_opens(
             for phone in phones:
                 found = [t for t in a.inbox(phone) if t.startswith(LINE)]
                 assert len(found) == 1, a.inbox(phone)
-                token = found[0].rsplit("/tv/", 1)[1].strip()
+                status, calendar = found[0].split("\n")
+                token = status.rsplit("/tv/", 1)[1].strip()
                 page = await a.http.get(f"/tv/{token}")
                 assert page.status_code == 200
+                # the calendar's link, under it, in the same text
+                assert calendar.endswith(f"/tv/{token}/campaign.ics"), calendar
+                ics = await a.http.get(f"/tv/{token}/campaign.ics")
+                assert ics.status_code == 200 and "BEGIN:VCALENDAR" in ics.text
                 game = await a.rt.tv.game_for_token(token)
                 assert game is not None and game.running
             assert game is not None and game.option("pacing") == "campaign"

@@ -175,7 +175,10 @@ class Delivery(OutboxLoop):
     def _link_text(self, link: str, lang: str) -> str | None:
         if not link:
             return None
+        # the status page's link, and under it the campaign's calendar (one
+        # text: a segment more, once per player and campaign)
         text = render(status_link.line(link), lang)
+        text += "\n" + render(status_link.calendar_line(link), lang)
         sr_latin = self.composer is not None and self.composer.settings.transliterate
         return prepare(text, lang, sr_latin)
 
