@@ -22,7 +22,7 @@ quiet hours (`quiet_hours`, default 23:00-07:00 in the game's zone;
 gameflow/core/campaign.py's `quiet_ahead`). A game found in them is not taken: its messages wait in
 the outbox and go when the quiet hours end, together with what else is due by
 then (Telegram merges the news, and a question replaced overnight is never
-sent; an SMS batch is sent in order). Live games are never held, nor a
+sent; SMS joins each player's texts of the night: `released`). Live games are never held, nor a
 lobby (people are joining: their answers come at once).
 """
 
@@ -92,8 +92,8 @@ class OutboxLoop(abc.ABC):
         self._looking = False  # asking the store which games have messages
         self.reclaimed = 0  # entries handed out again after a dead consumer
         self.lost_holds = 0  # batches stopped here because another worker took them
-        # Quiet hours (a campaign's night): the calendar of each running game
-        # seen (None: never held), and the games held until when.
+        # Quiet hours (a campaign's night): each started game seen, as read
+        # once (None: never held), and the games held until when.
         self._quiet: dict[str, Game | None] = {}
         self.held: dict[str, float] = {}
         self.released: set[str] = set()  # held games whose quiet hours just ended
@@ -175,7 +175,7 @@ class OutboxLoop(abc.ABC):
             self._looking = False
         now = self.wall()
         for game_id in ready:
-            if game_id in self._active or self.held.get(game_id, 0.0) > now:
+            if game_id in self._active or self._held(game_id, now):
                 continue
             if self.held.pop(game_id, None) is not None:
                 self.released.add(game_id)  # its first batch holds the night's messages
@@ -214,13 +214,20 @@ class OutboxLoop(abc.ABC):
         try:
             while loop.time() < end:
                 if not await self.once():
-                    now = self.wall()
-                    ready = await self.store.outbox_ready(self.channel)
-                    if all(self.held.get(g, 0.0) > now for g in ready):
+                    if await self.only_held():
                         break  # nothing left, or only what waits for morning
                     await asyncio.sleep(0.01)  # a batch out elsewhere: wait for its acks
         except Exception:  # the store gone: what is stored waits for the next worker
             log.exception("%s delivery: drain stopped", self.channel)
+
+    def _held(self, game_id: str, now: float) -> bool:
+        """The game waits out its quiet hours at `now`."""
+        return self.held.get(game_id, 0.0) > now
+
+    async def only_held(self) -> bool:
+        """Nothing ready here but what waits out quiet hours (or nothing)."""
+        now = self.wall()
+        return all(self._held(g, now) for g in await self.store.outbox_ready(self.channel))
 
     # -- one game ------------------------------------------------------------------
 

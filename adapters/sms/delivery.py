@@ -150,7 +150,10 @@ class Delivery(OutboxLoop):
     async def _text(
         self, game_id: str, player: str, chunks: list[str], secret: bool
     ) -> dict[str, Any]:
-        """`chunks` to `player`, in order; the ack's result (the last SID)."""
+        """`chunks` to `player`, in order; the ack's result (the last SID).
+        The number and STOP are read now, not at the batch's start (a STOP or
+        a new number since counts); opted out (or no number): skipped, the
+        lines not sent anywhere else."""
         phone = (await self.directory.reachable([player])).get(player)
         if phone is None:
             self.skipped += 1
@@ -193,17 +196,5 @@ class Delivery(OutboxLoop):
         if sheet is not None or closed is not None:  # first: see the module doc
             await self.sheets.record(e.game_id, player, sheet, closed)
         if body:
-            # Now, not at the batch's start: a STOP or a new number since counts.
-            phone = (await self.directory.reachable([player])).get(player)
-            if phone is None:  # opted out (or no number): skipped, not sent elsewhere
-                self.skipped += 1
-                result = {"skipped": True}
-            else:
-                m = OutMessage(phone, str(body), e.game_id, player, bool(p.get("secret")))
-                sent = await self.sender.deliver(m)
-                if sent.sid is None:
-                    result = {"failed": sent.error}
-                else:
-                    self.delivered += 1
-                    result = {"sid": sent.sid}
+            result = await self._text(e.game_id, player, [str(body)], bool(p.get("secret")))
         await self.store.ack(CHANNEL, e.game_id, e.key, result)

@@ -71,6 +71,15 @@ def result_of(value: Any) -> dict[str, Any]:
     return {"message_id": mid} if isinstance(mid, int) else {}
 
 
+def where(payload: dict[str, Any], group: int | None) -> tuple[int | None, bool]:
+    """A `news` or `link` entry's chat (the game's group, resolved now, or a
+    chat id) and whether it is due there (`when`: always, only with a group,
+    only without one)."""
+    to, when = payload.get("to"), payload.get("when", ALWAYS)
+    target = group if to == GROUP else int(to) if isinstance(to, int) else None
+    return target, when == ALWAYS or (when == IF_GROUP) == (group is not None)
+
+
 class TelegramDelivery(OutboxLoop):
     channel = CHANNEL
 
@@ -150,10 +159,7 @@ class TelegramDelivery(OutboxLoop):
         elif kind == "news":
             parts = news_parts(p.get("parts", ()))
             extra = news_parts(p.get("extra", ()))
-            when = p.get("when", ALWAYS)
-            to = p.get("to")
-            target = group if to == GROUP else int(to) if isinstance(to, int) else None
-            due = when == ALWAYS or (when == IF_GROUP) == (group is not None)
+            target, due = where(p, group)
             label = str(p.get("label", "news"))
             if target is not None and due:
                 jobs.append(n.news.add(target, [*parts, *extra], game.lang, label=label))
@@ -167,9 +173,7 @@ class TelegramDelivery(OutboxLoop):
 
     def _link(self, game: Game, group: int | None, e: OutboxEntry, link: str) -> list[Job]:
         """The status page's link (a `link` entry), where it is due."""
-        to, when = e.payload.get("to"), e.payload.get("when", ALWAYS)
-        target = group if to == GROUP else int(to) if isinstance(to, int) else None
-        due = when == ALWAYS or (when == IF_GROUP) == (group is not None)
+        target, due = where(e.payload, group)
         if not link or target is None or not due:
             return []
         text = render(status_link.line(link), game.lang)
@@ -199,7 +203,5 @@ class TelegramDelivery(OutboxLoop):
         while True:
             await self.drain(max(0.1, end - loop.time()))
             await self.notifier.outbound.join()
-            now = self.wall()
-            ready = await self.store.outbox_ready(CHANNEL)
-            if all(self.held.get(g, 0.0) > now for g in ready) or loop.time() > end:
+            if await self.only_held() or loop.time() > end:
                 return
