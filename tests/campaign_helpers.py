@@ -32,6 +32,11 @@ def instant(tz: str, *args: int) -> float:
     return datetime(*args, tzinfo=ZoneInfo(tz)).timestamp()  # type: ignore[misc]
 
 
+def oslo(day: int, hour: int, minute: int = 0) -> float:
+    """An instant of the channel tests' winter week: January 2027, in Oslo."""
+    return instant("Europe/Oslo", 2027, 1, day, hour, minute)
+
+
 def wall(tz: str, t: float) -> datetime:
     return datetime.fromtimestamp(t, ZoneInfo(tz))
 

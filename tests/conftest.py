@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.fake_twilio import FakeTwilio
 
 # The tests never follow the product's own Redis setting (a developer may have
 # REDIS_URL in their shell for `muldvarp serve`): tests that need Redis use the
@@ -28,3 +33,12 @@ def pytest_report_header(config: pytest.Config) -> str:
 @pytest.fixture
 def scenarios() -> Path:
     return SCENARIOS
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeTwilio]:
+    """The fake Twilio API on loopback (tests/fake_twilio.py), one per test."""
+    from tests.fake_twilio import FakeTwilio
+
+    with FakeTwilio() as server:
+        yield server

@@ -86,6 +86,9 @@ class FakeTwilio:
                         fake.stall -= 1
                 if stalled:
                     time.sleep(fake.stall_for)
+                self.reply(status, doc)
+
+            def reply(self, status: int, doc: dict[str, Any]) -> None:
                 raw = json.dumps(doc).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -97,12 +100,7 @@ class FakeTwilio:
                 path, _, query = self.path.partition("?")
                 params = {k: v[0] for k, v in parse_qs(query).items()}
                 status, doc = fake.listing(path, self.headers.get("Authorization", ""), params)
-                raw = json.dumps(doc).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
+                self.reply(status, doc)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -126,6 +124,11 @@ class FakeTwilio:
         self.server.server_close()
         self.thread.join(timeout=5)
 
+    def _basic(self) -> str:
+        """The Authorization header Twilio's client sends (HTTP basic auth)."""
+        pair = f"{self.account_sid}:{self.auth_token}".encode()
+        return "Basic " + base64.b64encode(pair).decode()
+
     def _error(self, status: int, code: int, message: str) -> tuple[int, dict[str, Any]]:
         return status, {
             "code": code,
@@ -137,10 +140,7 @@ class FakeTwilio:
     def handle(self, path: str, auth: str, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
         with self._lock:
             self.requests += 1
-        want = (
-            "Basic " + base64.b64encode(f"{self.account_sid}:{self.auth_token}".encode()).decode()
-        )
-        if auth != want:
+        if auth != self._basic():
             return self._error(401, 20003, "Authenticate")
         with self._lock:
             throttled, self.throttle = self.throttle > 0, max(0, self.throttle - 1)
@@ -197,10 +197,7 @@ class FakeTwilio:
 
     def listing(self, path: str, auth: str, params: dict[str, str]) -> tuple[int, dict[str, Any]]:
         """`GET .../Messages.json?To=&From=&PageSize=`: the messages, newest first."""
-        want = (
-            "Basic " + base64.b64encode(f"{self.account_sid}:{self.auth_token}".encode()).decode()
-        )
-        if auth != want:
+        if auth != self._basic():
             return self._error(401, 20003, "Authenticate")
         if path != f"/2010-04-01/Accounts/{self.account_sid}/Messages.json":
             return self._error(404, 20404, "The requested resource was not found")

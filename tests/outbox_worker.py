@@ -23,7 +23,9 @@ def open_store(cfg: dict[str, Any]) -> Any:
         from adapters.store.redis_store import RedisStore
 
         return RedisStore.from_url(
-            cfg["url"], prefix=cfg["prefix"], cluster=True if cfg["kind"] == "redis-cluster" else None
+            cfg["url"],
+            prefix=cfg["prefix"],
+            cluster=True if cfg["kind"] == "redis-cluster" else None,
         )
     from adapters.store.sqlite_store import SqliteStore
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -40,12 +39,6 @@ LANGS = {
     "sr": ("NOVA STANICA", "ODSUTAN", "NAZAD", "odsutan zaključno sa 2027-01-20", "Ana je odsutan"),
 }
 REMINDERS = {"en": "Reminder", "nb": "Påminnelse", "sr": "Podsetnik"}
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 @pytest.mark.parametrize("lang", ["en", "nb", "sr"])

@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 import pytest
 
+from tests.campaign_helpers import in_quiet, instant, wall
 from tests.fake_twilio import FakeTwilio
 from tests.sms_helpers import World
 from tests.sms_table import HOST_PHONE, Table
@@ -34,17 +33,16 @@ from tests.store_helpers import run
 
 pytestmark = [pytest.mark.sms, pytest.mark.campaign]
 
-OSLO = ZoneInfo("Europe/Oslo")
+OSLO = "Europe/Oslo"
 WINDOWS = {(18, 0), (20, 0), (22, 0)}
 
 
 def local(t: float) -> datetime:
-    return datetime.fromtimestamp(t, OSLO)
+    return wall(OSLO, t)
 
 
 def quiet(t: float) -> bool:
-    hour = local(t).hour
-    return hour >= 23 or hour < 7
+    return in_quiet(OSLO, t)  # the default quiet hours, 23:00-07:00
 
 
 def moment(rng: random.Random, now: float, deadline: float) -> float:
@@ -60,19 +58,13 @@ def moment(rng: random.Random, now: float, deadline: float) -> float:
     return rng.uniform(now, deadline - 1)
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
-
-
 def test_a_week_long_station_campaign_by_sms_wakes_nobody(fake: FakeTwilio) -> None:
     async def main() -> None:
         w = World(fake, rate=0)
         fake.clock = w.clock
         rng = random.Random(21)
         try:
-            w.clock.now = datetime(2027, 3, 24, 19, 0, tzinfo=OSLO).timestamp()  # a Wednesday
+            w.clock.now = instant(OSLO, 2027, 3, 24, 19, 0)  # a Wednesday
             table = Table(w, "station", 5, "nb", seed=21)
             await table.open(options={"pacing": "campaign", "timezone": "Europe/Oslo"})
             texted: set[tuple[str, float]] = set()  # (phone, clock) of each text a player sent

@@ -7,33 +7,20 @@ host, the deadline moved in the state, and every refusal explained."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
 
 from adapters.store.sqlite_store import SqliteStore
 from gameflow.core import actions as A
+from tests.campaign_helpers import oslo
 from tests.fake_telegram import FakeBotApi, Harness, serving
 from tests.fake_twilio import FakeTwilio
 from tests.sms_helpers import World
 from tests.store_helpers import FakeClock, run
 from tests.test_telegram_table import HOST, Table
 
-OSLO = ZoneInfo("Europe/Oslo")
 PEOPLE = {400 + i: name for i, name in enumerate(["Ana", "Bo", "Cy", "Dag", "Eli"])}
-
-
-def oslo(day: int, hour: int, minute: int = 0) -> float:
-    return datetime(2027, 1, day, hour, minute, tzinfo=OSLO).timestamp()
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 @pytest.mark.telegram

@@ -12,8 +12,6 @@ commit and what is decided when a text is sent (adapters/sms/delivery.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from adapters.sms.directory import SqliteDirectory
@@ -27,12 +25,6 @@ pytestmark = [pytest.mark.sms, pytest.mark.outbox]
 
 PHONES = ["+4791234501", "+4791234502", "+4791234503", "+4791234504", "+4791234505"]
 NAMES = ["Kristoffer", "Marija", "Ingrid", "Sigurd", "Sigrun"]
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 async def started(w: World) -> str:

@@ -6,7 +6,6 @@ Telegram ids are never texted, and each role card reaches only its player.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -25,12 +24,6 @@ pytestmark = pytest.mark.sms
 
 HOST_PHONE = "+4790000100"
 NAMES = ["Kristoffer", "Ingeborg", "Sigurd", "Åse", "Bjørnar", "Torbjørn", "Ragnhild", "Øystein"]
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 def test_a_station_game_with_telegram_and_sms_players(fake: FakeTwilio) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -31,12 +31,6 @@ FROM = "+4759440000"
 HOST_PHONE = "+4791230000"
 PHONES = [f"+47912300{i:02d}" for i in range(1, 6)]
 NAMES = ["Kristoffer", "Ingeborg", "Sigurd", "Åse", "Bjørnar"]
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 class App:

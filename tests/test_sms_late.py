@@ -6,8 +6,6 @@ campaign (hours between texts) keeps it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from adapters.sms import sheet as S
@@ -29,12 +27,6 @@ PHONES = [f"+47912345{i:02d}" for i in range(1, 6)]
 NAMES = ["Kristoffer", "Marija", "Ingrid", "Sigurd", "Åse"]
 LATE = "Too late: that question closed when its time ran out. The next one comes by text."
 IN = "Your answer is in. The next question comes by text."
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 async def started(w: World, **options: object) -> str:

@@ -3,8 +3,6 @@ the fake API, texts split at line ends, reminders from the scheduler."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from twilio.rest import Client
 
@@ -20,12 +18,6 @@ from tests.sms_helpers import HOST, FakeMonotonic, World
 from tests.store_helpers import run
 
 pytestmark = pytest.mark.sms
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 def _settings(fake: FakeTwilio, **kw: object) -> SmsSettings:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,12 +179,6 @@ async def _results(store: GameStore, table: Table) -> dict[str, list[dict[str, A
 
 async def empty(store: GameStore) -> bool:
     return not await store.outbox_ready(CHANNEL)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 def test_a_killed_worker_loses_no_text_sqlite(tmp_path: Path, fake: FakeTwilio) -> None:

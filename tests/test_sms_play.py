@@ -7,7 +7,7 @@ question (tests/sms_table.py checks both after every step)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 
 import pytest
 
@@ -19,12 +19,6 @@ from tests.sms_table import Table, word
 from tests.store_helpers import run
 
 pytestmark = pytest.mark.sms
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 def play(fake: FakeTwilio, body: Callable[[World], Awaitable[None]], **settings: object) -> None:

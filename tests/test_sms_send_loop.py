@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,12 +22,6 @@ from tests.store_helpers import run
 from tests.test_sms_host import HOST_PHONE, NAMES, PHONES, app
 
 pytestmark = pytest.mark.sms
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 def test_texts_go_out_from_the_sms_send_loop_not_the_webhooks(

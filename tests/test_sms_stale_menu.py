@@ -19,8 +19,6 @@ worker is busy.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from adapters.sms import sheet as S
@@ -40,12 +38,6 @@ PHONES = ["+4791234501", "+4791234502", "+4791234503", "+381641234504", "+479123
 NAMES = ["Kristoffer", "Marija", "Ingrid", "Đorđe", "Sigrun"]
 JOIN = {"en": "JOIN", "nb": "DELTA", "sr": "UĐI"}
 NO = {"en": "no", "nb": "nei", "sr": "ne"}  # YES is a carrier keyword
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 def world_run(fake: FakeTwilio, body: object) -> None:

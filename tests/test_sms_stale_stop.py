@@ -12,7 +12,6 @@ each kind of SMS records (SQLite, Redis, and a Redis Cluster with `-m cluster`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 
@@ -28,12 +27,6 @@ PHONES = ["+4791234501", "+4791234502", "+4791234503", "+4791234504", "+47912345
 NAMES = ["Kristoffer", "Marija", "Ingrid", "Sigurd", "Sigrun"]
 
 records = records_fixture()
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 def test_a_stop_during_a_batch_stops_the_rest_of_it(fake: FakeTwilio, records: Records) -> None:

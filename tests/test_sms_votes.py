@@ -30,7 +30,7 @@ from gameflow.i18n import render
 from gameflow.replay import parse_step
 from tests.fake_twilio import FakeTwilio
 from tests.sms_helpers import HOST, Records, World
-from tests.test_sms_webhook import PHONES, fake, lobby, play, records  # noqa: F401
+from tests.test_sms_webhook import PHONES, lobby, play, records  # noqa: F401
 
 pytestmark = pytest.mark.sms
 
@@ -57,7 +57,7 @@ async def _vote(w: World) -> None:
 
 
 def test_the_tally_comes_as_counts_and_the_names_on_request(
-    fake: FakeTwilio,  # noqa: F811
+    fake: FakeTwilio,
     records: Records,  # noqa: F811
 ) -> None:
     async def body(w: World) -> None:
@@ -100,7 +100,7 @@ def test_the_tally_comes_as_counts_and_the_names_on_request(
 
 
 def test_votes_before_any_vote_and_with_names_every_round(
-    fake: FakeTwilio,  # noqa: F811
+    fake: FakeTwilio,
     records: Records,  # noqa: F811
 ) -> None:
     async def body(w: World) -> None:

@@ -4,7 +4,7 @@ Every test runs with the SMS records in SQLite and in Redis (`records`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -30,12 +30,6 @@ NAMES = ["Kristoffer", "Marija", "Ingrid", "Đorđe", "Sigrun"]
 
 
 records = records_fixture()
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 def play(

@@ -12,7 +12,6 @@ the link opens the game's status page."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,12 +26,6 @@ from tests.test_telegram_table import Table
 GROUP = -4242
 PEOPLE = {100 + i: name for i, name in enumerate(["Ana", "Bo", "Cy", "Dag", "Eli", "Fred"])}
 LINE = "Follow the game here (the public status page): "
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeTwilio]:
-    with FakeTwilio() as server:
-        yield server
 
 
 async def opened(

@@ -41,9 +41,7 @@ def heading(h: Harness, uid: int, message_id: int) -> str:
     return str(current(h, uid, message_id)["text"]).splitlines()[-1]
 
 
-async def time_runs_out(
-    h: Harness, clock: FakeClock, game_id: str, *, settle: bool = True
-) -> None:
+async def time_runs_out(h: Harness, clock: FakeClock, game_id: str, *, settle: bool = True) -> None:
     """The phase's deadline, submitted in `h` as its scheduler would."""
     game = await h.service.load(game_id)
     assert game.phase.deadline is not None

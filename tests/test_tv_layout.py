@@ -141,6 +141,23 @@ def screens(kind: str, players: int, lang: str) -> dict[str, Game]:
     return out
 
 
+def open_frames(page: Any, served: Any, shots: dict[str, Game], prefix: str) -> dict[str, str]:
+    """Open the lobby's page as a screen opens the link, and render every
+    screen (long names) as the live page's event stream would bring it, for
+    `SWAP`. Returns the screens' HTML by name."""
+    server, source, clock = served
+    frames = {}
+    for name, game in shots.items():
+        game = long_names(game._replace(id=f"{prefix}-{name}"))
+        clock.now = (game.phase.started or demo.EPOCH) + 95
+        frames[name] = render_screen(view(game, None), INFO, clock.now)
+        if name == "lobby":
+            server.publish(game, INFO)
+            page.goto(server.url(server.call(lambda g=game: source.issue(g.id))))
+            page.wait_for_selector("#screen .bar")
+    return frames
+
+
 @pytest.mark.parametrize("lang", ["nb", "sr", "en"])
 @pytest.mark.parametrize(
     ("kind", "players"), [(kind, n) for kind, sizes in SIZES.items() for n in sizes]
@@ -148,7 +165,6 @@ def screens(kind: str, players: int, lang: str) -> dict[str, Game]:
 def test_nothing_is_clipped_or_cut(
     browser: Any, served: Any, kind: str, players: int, lang: str
 ) -> None:
-    server, source, clock = served
     shots = screens(kind, players, lang)
     assert "lobby" in shots and "end" in shots and len(shots) >= 5, sorted(shots)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -158,15 +174,7 @@ def test_nothing_is_clipped_or_cut(
         # The page itself once (served as a TV opens it); every other screen
         # as the live page gets it: the event stream's HTML swapped into
         # #screen, exactly what tv.js does on each event.
-        frames = {}
-        for name, game in shots.items():
-            game = long_names(game._replace(id=f"layout-{kind}-{players}-{lang}-{name}"))
-            clock.now = (game.phase.started or demo.EPOCH) + 95
-            frames[name] = render_screen(view(game, None), INFO, clock.now)
-            if name == "lobby":
-                server.publish(game, INFO)
-                page.goto(server.url(server.call(lambda g=game: source.issue(g.id))))
-                page.wait_for_selector("#screen .bar")
+        frames = open_frames(page, served, shots, f"layout-{kind}-{players}-{lang}")
         for width, height in VIEWPORTS:
             page.set_viewport_size({"width": width, "height": height})
             for name, html in frames.items():

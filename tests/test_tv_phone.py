@@ -27,7 +27,7 @@ from adapters.tv import demo
 from adapters.tv.screens import render_screen
 from gameflow.core.engine import view
 from tests import chromium, test_tv_layout
-from tests.test_tv_layout import INFO, MEASURE, SIZES, SWAP, long_names, screens
+from tests.test_tv_layout import INFO, MEASURE, SIZES, SWAP, long_names, open_frames, screens
 
 browser = chromium.browser  # the fixture: one browser per module
 served = test_tv_layout.served  # the fixture: one status-page server per module
@@ -99,7 +99,6 @@ def phone_layout(facts: dict[str, Any], width: int) -> list[str]:
 def test_the_phone_layout_clips_nothing(
     browser: Any, served: Any, kind: str, players: int, lang: str
 ) -> None:
-    server, source, clock = served
     shots = screens(kind, players, lang)
     assert "lobby" in shots and "end" in shots and len(shots) >= 5, sorted(shots)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -109,15 +108,7 @@ def test_the_phone_layout_clips_nothing(
     try:
         # The lobby as a phone opens the link; the other screens as the live
         # page's script swaps them in with each event (as in test_tv_layout).
-        frames = {}
-        for name, game in shots.items():
-            game = long_names(game._replace(id=f"phone-{kind}-{players}-{lang}-{name}"))
-            clock.now = (game.phase.started or demo.EPOCH) + 95
-            frames[name] = render_screen(view(game, None), INFO, clock.now)
-            if name == "lobby":
-                server.publish(game, INFO)
-                page.goto(server.url(server.call(lambda g=game: source.issue(g.id))))
-                page.wait_for_selector("#screen .bar")
+        frames = open_frames(page, served, shots, f"phone-{kind}-{players}-{lang}")
         for width, height in PHONES:
             page.set_viewport_size({"width": width, "height": height})
             for name, html in frames.items():
