@@ -42,7 +42,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import aiohttp
 from twilio.base.exceptions import TwilioRestException
@@ -56,6 +56,7 @@ from adapters.sms.directory import Directory
 from adapters.sms.settings import TWILIO_API, SmsSettings
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class OutMessage(NamedTuple):
@@ -227,10 +228,11 @@ class Outbox:
             if isinstance(http, AiohttpClient):
                 await http.close()
 
-        if self.send_loop is not None and self.send_loop.loop is not None:
+        loop = self._running_loop()
+        if loop is not None:
             with contextlib.suppress(Exception):
-                await self.send_loop.run(release)  # where the connections live
-            self.send_loop.stop()
+                await loop.run(release)  # where the connections live
+            loop.stop()
         else:
             await release()
 
@@ -260,19 +262,26 @@ class Outbox:
                 return
             await sleep(grant.wait)
 
+    def _running_loop(self) -> SendLoop | None:
+        """The send loop, when one is wired and running."""
+        loop = self.send_loop
+        return loop if loop is not None and loop.loop is not None else None
+
+    async def _there(self, work: Callable[[], Awaitable[T]]) -> T:
+        """`work()` on the send loop when there is one, else here."""
+        loop = self._running_loop()
+        return await (loop.run(work) if loop is not None else work())
+
     async def _attempt(self, kwargs: dict[str, Any]) -> Any:
         """One try: the sender's slot, then Twilio's answer (on the send loop
         when there is one, with that loop's own sleep)."""
-        loop = self.send_loop
-        if loop is None or loop.loop is None:
-            await self._pace(self.settings.sender, self.sleep)
+        sleep = asyncio.sleep if self._running_loop() is not None else self.sleep
+
+        async def one() -> Any:
+            await self._pace(self.settings.sender, sleep)
             return await self.client.messages.create_async(**kwargs)
 
-        async def there() -> Any:
-            await self._pace(self.settings.sender, asyncio.sleep)
-            return await self.client.messages.create_async(**kwargs)
-
-        return await loop.run(there)
+        return await self._there(one)
 
     async def deliver(self, m: OutMessage) -> Sent:
         """Send `m` now, at the sender's pace, waiting out throttling and outages
@@ -329,8 +338,7 @@ class Outbox:
             return list(await self.client.messages.list_async(**query))
 
         try:
-            loop = self.send_loop
-            found = await (loop.run(look) if loop is not None and loop.loop else look())
+            found = await self._there(look)
         except Exception as exc:
             log.warning("Twilio: could not check for a timed-out text (%s)", type(exc).__name__)
             return None
