@@ -23,6 +23,7 @@ with it too, from the layer above.
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from typing import NamedTuple
@@ -140,16 +141,21 @@ def zone_table(tz_name: str, start: float, days: int = MAX_DAYS) -> tuple[tuple[
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise ValueError(f"unknown time zone: {tz_name!r}") from exc
     table = [(float(start), _offset(tz, start))]
-    step = 6 * 3600.0  # switches are months apart; each found by bisection
-    t, end = float(start), float(start) + days * 86_400.0
+    # Switches are months apart, each at a whole second: probed every 6 hours
+    # on whole seconds, each found by bisection on whole seconds. (On the
+    # start's fraction, a bisection whose ends were 1-2 s apart never moved:
+    # a game started a fraction of a second past a multiple of 6 hours before
+    # a switch hung its worker.)
+    step = 6 * 3600
+    t = math.floor(start)
+    end = t + days * 86_400
     while t < end:
         nxt = min(t + step, end)
         if _offset(tz, nxt) != table[-1][1]:
-            lo, hi = t, nxt  # the switch lies in (lo, hi]: bisect to the second
-            while hi - lo > 1.0:
+            lo, hi = t, nxt  # the switch lies in (lo, hi]
+            while hi - lo > 1:
                 mid = (lo + hi) // 2
                 lo, hi = (mid, hi) if _offset(tz, mid) == table[-1][1] else (lo, mid)
-            table.append((hi, _offset(tz, hi)))
+            table.append((float(hi), _offset(tz, hi)))
         t = nxt
     return tuple(table)
-

@@ -6,6 +6,7 @@ zoneinfo is the oracle; the core only sees the zone table the service makes.
 
 from __future__ import annotations
 
+import itertools
 from datetime import date
 from typing import Any
 
@@ -342,3 +343,49 @@ def test_a_snapshot_saved_before_the_campaign_day_field_still_loads() -> None:
         old = encode_game(game._replace(rules=game.rules._replace(day=0))).replace(',"day":0', "")
         assert '"day"' not in old
         assert decode_game(old).rules.day == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    zone=hs.sampled_from(ZONES),
+    start=hs.floats(min_value=T2027 - 86_400 * 200, max_value=T2027 + 86_400 * 200),
+    # a start a fraction of a second past a multiple of 6 hours before a switch:
+    # the bisection used to hang there (a game started at 14:00:00.16 Oslo time
+    # in December, 6 h steps landing 0.16 s after the March switch)
+    near=hs.booleans(),
+)
+def test_the_zone_table_finds_each_switch_to_the_second_from_any_start(
+    zone: str, start: float, near: bool
+) -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    def offset(t: float) -> float:
+        delta = datetime.fromtimestamp(t, ZoneInfo(zone)).utcoffset()
+        return delta.total_seconds() if delta is not None else 0.0
+
+    if near:  # the March 2027 switch in Europe is at 01:00 UTC
+        start = instant("UTC", 2027, 3, 28, 1, 0) - 6 * 3600 * (1 + int(start) % 400) + start % 1
+    table = zone_table(zone, start, days=400)
+    assert table[0] == (start, offset(start))
+    for (_, before), (at, after) in itertools.pairwise(table):
+        assert at == int(at) and before != after
+        assert offset(at - 1) == before and offset(at) == after
+
+
+def test_a_campaign_started_just_past_six_hours_before_a_switch_gets_its_table() -> None:
+    import signal
+
+    def late(*_: Any) -> None:
+        raise TimeoutError("the zone table was not done in 5 s")
+
+    start = instant("UTC", 2026, 12, 2, 13, 0) + 0.1638658  # the start that hung a test
+    switch = instant("UTC", 2027, 3, 28, 1, 0)
+    before = signal.signal(signal.SIGALRM, late)
+    signal.setitimer(signal.ITIMER_REAL, 5.0)  # a hang fails the test, not the run
+    try:
+        table = zone_table(OSLO, start)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+    assert (float(switch), 7200.0) in table

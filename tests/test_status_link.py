@@ -12,9 +12,12 @@ the link opens the game's status page."""
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 
 from adapters.store.sqlite_store import SqliteStore
 from tests.fake_telegram import FakeBotApi, Harness, serving
@@ -92,4 +95,9 @@ def test_every_sms_player_of_a_campaign_gets_a_status_link_that_opens(
                 assert game is not None and game.running
             assert game is not None and game.option("pacing") == "campaign"
 
-    run(main())
+    # A campaign's texts wait out its quiet hours (23:00-07:00 in its zone): the
+    # app's wall clock is set to an afternoon, so the links go at once whenever
+    # the test runs (it failed in a run at 02:30 Oslo time). Only the wall clock
+    # moves: the event loop's monotonic clock is the real one.
+    with time_machine.travel(datetime(2026, 12, 2, 14, 0, tzinfo=ZoneInfo("Europe/Oslo"))):
+        run(main())
