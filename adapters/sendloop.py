@@ -37,6 +37,18 @@ T = TypeVar("T")
 Slot = tuple[float, Sequence[Bucket]]
 SLOT: contextvars.ContextVar[Slot | None] = contextvars.ContextVar("slot", default=None)
 LATE = 0.02  # seconds a slot may be missed by before the send takes a new one
+# Slots are reserved up to this far ahead (the outbound queue's asks, and a late
+# send's new one): the handover to the send loop may be late by that much
+# without missing the slot. A late send asking for a slot free right now only
+# would lose every race to the queue's asks, which keep the bot's bucket booked
+# that far ahead while a backlog lasts.
+LOOKAHEAD = 0.1
+
+
+class NotSent(Exception):
+    """A call that failed before its request left (the limiter away while a
+    late send took a new slot): nothing reached the platform, so the caller
+    sends it again later, never counts it as refused."""
 
 
 class SendLoop:
@@ -115,8 +127,11 @@ class ThreadedBot:
             if late < 0:
                 await asyncio.sleep(-late)
             return
-        while not (grant := await self.limiter.reserve(buckets)).ok:
-            await asyncio.sleep(grant.wait)
+        while True:
+            grant = await self.limiter.reserve(buckets, within=LOOKAHEAD)
+            await asyncio.sleep(grant.wait)  # until the new slot, or until one may be free
+            if grant.ok:
+                return
 
     async def open(self) -> None:
         from telegram import Bot
@@ -147,7 +162,10 @@ class ThreadedBot:
             SLOT.set(None)  # a second Bot API call in the same job takes its own
 
             async def work() -> Any:
-                await self._at_slot(slot)
+                try:
+                    await self._at_slot(slot)
+                except Exception as exc:
+                    raise NotSent(str(exc)) from exc
                 return await attr(*args, **kwargs)
 
             return await self.send_loop.run(work)

@@ -53,3 +53,26 @@ def test_a_batch_takes_news_only_while_nothing_is_queued_behind_it() -> None:
     merged.add(-6, ["a"], "en")
     merged.add(-6, ["b"], "en")
     assert merged.stats.most_queued == 2
+
+
+def test_news_is_never_merged_into_a_withdrawn_call() -> None:
+    """A batch whose hold was lost withdraws its calls (telegram/delivery.py).
+    The same news claimed again must go in a call of its own, not into the
+    withdrawn one (which would settle it as withdrawn: acked, never sent); and
+    a call carrying two entries' news stays while one of them still wants it."""
+    outbound = Outbound(bot=None, clock=lambda: 0.0)  # type: ignore[arg-type]
+    news = News(outbound)
+    first = news.add(-5, ["a"], "en")
+    assert first is not None
+    outbound.withdraw(first)
+    assert first.withdrawn
+    again = news.add(-5, ["a"], "en")  # the batch, claimed again
+    assert again is not None and again is not first and not again.withdrawn
+    shared = news.add(-5, ["b"], "en")  # another entry's news joins that call
+    assert shared is again and again.holders == 2
+    outbound.withdraw(again)  # one of the two gives it up ...
+    assert not again.withdrawn  # ... the other's line still goes
+    outbound.withdraw(again)
+    assert again.withdrawn
+    assert outbound.pending == 2  # both calls wait for their turn (settled then)
+    assert news.stats.most_queued == 1  # the withdrawn one was not waiting any more

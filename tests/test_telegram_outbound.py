@@ -4,13 +4,16 @@ a message."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import pytest
 from telegram import Bot
 
-from adapters.telegram.outbound import Outbound, Priority
+from adapters.ratelimit import Bucket, Grant, MemoryLimiter
+from adapters.sendloop import LOOKAHEAD, SendLoop
+from adapters.telegram.outbound import ODD_TRIES, Failed, Outbound, Priority
 from tests.fake_telegram import TOKEN, FakeBotApi, VirtualTime, serving
 from tests.store_helpers import run
 
@@ -114,6 +117,92 @@ def test_gateway_errors_are_retried_and_refused_calls_dropped() -> None:
             assert api.texts(21) == ["m0", "m1", "m2"]  # resent after the 502s, in order
             assert api.texts(22) == ["m1", "m2"]  # the refused one is dropped, the rest go on
             assert out.stats.retried_network == 2 and out.stats.failed == 1
+            await out.stop()
+            await bot.shutdown()
+
+    run(go())
+
+
+class LateSlotFails(MemoryLimiter):
+    """The limiter away exactly when a late send asks for a new slot (on the
+    send loop, just before the request): the queue's first ask is granted,
+    the send's ask after it raises. Every ask's lookahead is kept."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = 0
+        self.asks: list[float] = []
+
+    async def reserve(self, buckets: Sequence[Bucket], *, within: float = 0.0) -> Grant:
+        self.asks.append(within)
+        if len(self.asks) == 2:
+            self.failed += 1
+            raise ConnectionError("limiter away")
+        return await super().reserve(buckets, within=within)
+
+
+def test_a_limiter_error_before_the_request_delays_the_message_never_drops_it() -> None:
+    """A send whose slot was missed takes a new one on the send loop; the
+    limiter failing then means nothing left: the message is sent later, not
+    settled as refused (which would ack its outbox entry as failed: lost)."""
+
+    def late(chat: int, body: str) -> Callable[[Bot], Awaitable[Any]]:
+        async def call(bot: Bot) -> Any:
+            await asyncio.sleep(0.1)  # the handover misses the reserved slot
+            return await bot.send_message(chat, body)
+
+        return call
+
+    async def go() -> None:
+        async with serving(FakeBotApi()) as api:
+            bot = Bot(TOKEN, base_url=api.base_url)
+            await bot.initialize()
+            limiter = LateSlotFails()
+            out = Outbound(bot, limiter=limiter, send_loop=SendLoop("late"), network_retry=0.05)
+            await out.start()
+            job = out.send(31, late(31, "hello"), label="hello")
+            result = await asyncio.wait_for(job.wait(), 10)
+            assert limiter.failed == 1
+            # the queue's ask, the late send's (failed), the queue's again: a late send
+            # looks ahead as the queue does (asking for a slot free this very moment,
+            # it would lose every race to the queue's asks while a backlog lasts)
+            assert len(limiter.asks) >= 3 and set(limiter.asks) == {LOOKAHEAD}, limiter.asks
+            assert getattr(result, "message_id", None) is not None, result
+            assert api.texts(31) == ["hello"]
+            assert out.stats.limiter_errors == 1 and out.stats.failed == 0
+            await out.stop()
+            await bot.shutdown()
+
+    run(go())
+
+
+def test_an_odd_failure_is_tried_again_a_few_times_then_given_up() -> None:
+    """A call failing for a reason Telegram did not give (the store away while
+    a prompt checks its ticket) goes again later; one that keeps failing is
+    given up after ODD_TRIES, and the chat's next call still goes."""
+
+    def flaky(chat: int, body: str, fails: int) -> Callable[[Bot], Awaitable[Any]]:
+        left = [fails]
+
+        async def call(bot: Bot) -> Any:
+            if left[0] > 0:
+                left[0] -= 1
+                raise OSError("store away")
+            return await bot.send_message(chat, body)
+
+        return call
+
+    async def go() -> None:
+        async with serving(FakeBotApi()) as api:
+            bot, out, _ = await queue(api)
+            once = out.send(41, flaky(41, "once", 1), label="once")
+            never = out.send(42, flaky(42, "never", 99), label="never")
+            after = out.send(42, text(42, "after"), label="after")
+            await out.join()
+            assert api.texts(41) == ["once"] and once.attempts == 2
+            assert isinstance(never.outcome, Failed) and never.attempts == ODD_TRIES
+            assert api.texts(42) == ["after"] and after.settled
+            assert out.stats.failed == 1 and out.stats.retried_network == ODD_TRIES
             await out.stop()
             await bot.shutdown()
 

@@ -45,8 +45,8 @@ from typing import Any
 
 from adapters import status_link
 from adapters.telegram.acting import ACTING, CONFIRMING, chat_of
+from adapters.telegram.jobs import Priority
 from adapters.telegram.news import JOINED
-from adapters.telegram.outbound import Priority
 from gameflow.core.events import Event, Kind
 from gameflow.core.question import question
 from gameflow.core.state import LOBBY, Game

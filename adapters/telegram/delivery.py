@@ -40,9 +40,9 @@ from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
 from adapters.telegram.compose import ALWAYS, CHANNEL, GROUP, IF_GROUP
 from adapters.telegram.hosting import TvLink
+from adapters.telegram.jobs import Failed, Job, Priority
 from adapters.telegram.news import part_of_one
 from adapters.telegram.notifier import TelegramNotifier
-from adapters.telegram.outbound import Failed, Job, Priority
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
 from gameflow.i18n import render

@@ -30,10 +30,11 @@ from telegram.ext import (
 
 from adapters.telegram.delivery import TelegramDelivery
 from adapters.telegram.hosting import HOST_PAYLOAD, Hosting, TvLink
+from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import is_free, offered
 from adapters.telegram.language import LANGUAGE_OF, user_lang
 from adapters.telegram.notifier import ACTING, Acting, Recent, TelegramNotifier, identity
-from adapters.telegram.outbound import Outbound, Priority
+from adapters.telegram.outbound import Outbound
 from adapters.telegram.presses import Presses
 from gameflow.core import actions as A
 from gameflow.core.away import parse_until

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from telegram import Chat, Update
 from telegram.ext import ContextTypes
 
+from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
 from adapters.telegram.language import user_lang
 from adapters.telegram.notifier import (
@@ -28,7 +29,6 @@ from adapters.telegram.notifier import (
     chat_of,
     identity,
 )
-from adapters.telegram.outbound import Priority
 from gameflow.core import actions as A
 from gameflow.core.engine import legal
 from gameflow.core.legal import find

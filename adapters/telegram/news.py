@@ -12,6 +12,10 @@ joins are summarised as one line ("Ana, Bo and Cy joined (5 players).").
 
 In a private chat, a batch takes more news only while it is the last thing
 queued for that chat: news never overtakes a prompt or a secret queued after it.
+A batch withdrawn (the entries that made it went to another worker) takes no
+more news: what is added then goes in a call of its own, so it is not dropped
+with the withdrawn one; and a call that carries several entries' news is
+withdrawn only when all of them withdraw it.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from babel.lists import format_list
 from telegram import Bot, Message
 
 from adapters.deadline_text import LOCALES
-from adapters.telegram.outbound import Job, Outbound, Priority
+from adapters.telegram.jobs import Job, Priority
+from adapters.telegram.outbound import Outbound
 from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.i18n import render
 
@@ -115,12 +120,18 @@ class News:
             self.merge
             and batch is not None
             and not batch.sent
+            and batch.job is not None
+            and not batch.job.withdrawn  # its entries went to another worker
+            and not batch.job.settled
             and batch.lang == lang
             and (chat < 0 or self.outbound.last(chat) is batch.job)
         ):
             batch.parts.extend(parts)
             batch.added.extend(now for _ in parts)
+            batch.job.holders += 1
             return batch.job
+        if batch is not None and not batch.sent and batch.job is not None and batch.job.withdrawn:
+            self._queued[chat] -= 1  # never sent: it waits no more
         batch = Batch(chat, lang, list(parts), [now] * len(parts))
         self._batches[chat] = batch
         self._queued[chat] = self._queued.get(chat, 0) + 1

@@ -46,9 +46,10 @@ from adapters.telegram.acting import (
     identity,
 )
 from adapters.telegram.compose import reminder, resync
+from adapters.telegram.jobs import Job, Priority
 from adapters.telegram.keyboards import is_free
 from adapters.telegram.news import News
-from adapters.telegram.outbound import Job, Outbound, Priority
+from adapters.telegram.outbound import Outbound
 from adapters.telegram.prompts import draw
 from adapters.telegram.record import (
     CHAT,

@@ -28,6 +28,11 @@ overall rate.
 
 With a `SendLoop`, the Bot API calls themselves run on an event loop of their
 own in a thread (adapters/sendloop.py), not on the webhook's loop.
+
+A call that fails for a reason none of Telegram's errors name (the store away
+while a prompt checks it is still wanted) is tried `ODD_TRIES` times, further
+apart each time, before it is given up: given up, its outbox entry is acked as
+failed, and a player would wait on a question never sent.
 """
 
 from __future__ import annotations
@@ -38,17 +43,12 @@ import heapq
 import itertools
 import logging
 import time
-import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from datetime import timedelta
-from enum import IntEnum
 from typing import Any, TypeVar
 
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
-from telegram.warnings import PTBDeprecationWarning
 
 from adapters.ratelimit import (
     Bucket,
@@ -59,86 +59,17 @@ from adapters.ratelimit import (
     bot_scope,
     telegram_buckets,
 )
-from adapters.sendloop import SLOT, SendLoop, Slot, ThreadedBot
+from adapters.sendloop import LOOKAHEAD, SLOT, NotSent, SendLoop, ThreadedBot
+from adapters.telegram.jobs import Call, Failed, Job, Priority, Stats, retry_seconds
+
+__all__ = ["Call", "Failed", "Job", "Outbound", "Priority", "Stats"]
 
 log = logging.getLogger(__name__)
 
 
 T = TypeVar("T")
-# Slots are reserved up to this far ahead when a send loop sends: the handover
-# from this loop may be late by that much without the slot being missed.
-LOOKAHEAD = 0.1
 PRUNE_AT = 10_000  # chats with pacing times kept before the past ones are pruned
-
-
-class Priority(IntEnum):
-    PROMPT = 0  # prompts and secrets of the current phase
-    NORMAL = 1  # replies, confirmations
-    CHATTER = 2  # lobby news, announcements, relayed chat
-
-
-Call = Callable[[Bot], Awaitable[Any]]
-
-
-@dataclass(slots=True)
-class Job:
-    chat_id: int
-    call: Call
-    priority: Priority = Priority.NORMAL
-    on_done: Callable[[Any], None] | None = None
-    paced: bool = True
-    label: str = ""
-    order: int = 0
-    attempts: int = 0
-    slot: Slot | None = None  # the reserved send time, when sent from a send loop
-    # Resolved when the call is done for good: with its result once Telegram
-    # accepted it, with a `Failed` when it never can be (the outbox delivery
-    # acks its entry either way, telegram/delivery.py).
-    waiter: asyncio.Future[Any] | None = None
-    settled: bool = False
-    outcome: Any = None
-    withdrawn: bool = False  # not to be sent after all (its batch went to another worker)
-
-    def wait(self) -> asyncio.Future[Any]:
-        if self.waiter is None:
-            self.waiter = asyncio.get_running_loop().create_future()
-            if self.settled:
-                self.waiter.set_result(self.outcome)
-        return self.waiter
-
-    def settle(self, result: Any) -> None:
-        if self.settled:
-            return
-        self.settled, self.outcome = True, result
-        if self.waiter is not None and not self.waiter.done():
-            self.waiter.set_result(result)
-
-
-@dataclass(frozen=True, slots=True)
-class Failed:
-    """A call Telegram refused for good (a blocked bot, a deleted chat)."""
-
-    error: str
-
-
-@dataclass(slots=True)
-class Stats:
-    sent: int = 0
-    retried_429: int = 0
-    retried_network: int = 0
-    limiter_errors: int = 0
-    failed: int = 0
-    waited: float = 0.0
-    log: list[tuple[int, str]] = field(default_factory=list)  # (chat, label) in dispatch order
-
-
-def retry_seconds(exc: RetryAfter) -> float:
-    """`retry_after` in seconds, whichever type this PTB release returns
-    (PTB 22 warns when its int form is read)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PTBDeprecationWarning)
-        value = exc.retry_after
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+ODD_TRIES = 3  # attempts of a call that fails unexpectedly (the store away) before it is given up
 
 
 class Outbound:
@@ -230,9 +161,13 @@ class Outbound:
 
     def withdraw(self, job: Job) -> None:
         """Don't send `job` if it has not started yet (it is settled as
-        withdrawn when its turn comes); one already sent or in flight stays so."""
+        withdrawn when its turn comes); one already sent or in flight stays so.
+        A call that carries several entries' news is withdrawn only when every
+        one of them withdraws it: the others' lines still go."""
         if not job.settled and job.attempts == 0:
-            job.withdrawn = True
+            job.holders -= 1
+            if job.holders <= 0:
+                job.withdrawn = True
 
     def last(self, chat_id: int) -> Job | None:
         """The last call queued for `chat_id` and not started yet, if any (news
@@ -389,9 +324,7 @@ class Outbound:
             else:
                 grant = await self.limiter.reserve(buckets)
         except Exception as exc:  # Redis away: wait and ask again, never drop
-            self.stats.limiter_errors += 1
-            log.warning("rate limiter unavailable (%s); holding chat %s", exc, chat)
-            self._blocked[chat] = self.clock() + self.network_retry
+            self._limiter_away(chat, exc)
             return None
         # What this worker knows the buckets cannot allow before: a hint that
         # spares asking the limiter in vain (another worker may make it later).
@@ -407,6 +340,12 @@ class Outbound:
         if not grant.ok:
             return None
         return 0.0 if isinstance(self._caller, ThreadedBot) else grant.wait  # (it waits there)
+
+    def _limiter_away(self, chat: int, exc: Exception) -> None:
+        """The limiter could not be asked: hold `chat` a moment, then ask again."""
+        self.stats.limiter_errors += 1
+        log.warning("rate limiter unavailable (%s); holding chat %s", exc, chat)
+        self._blocked[chat] = self.clock() + self.network_retry
 
     async def _limit(self, work: Callable[[], Awaitable[T]]) -> T:
         """Limiter calls run where the limiter's connections live: on the send
@@ -469,14 +408,24 @@ class Outbound:
             self._blocked[chat] = self.clock() + self.network_retry
             log.info("network trouble sending %s to %s, retrying: %s", job.label, chat, exc)
             requeue = True
+        except NotSent as exc:  # the limiter away before the request: send it later
+            job.slot = None
+            self._limiter_away(chat, exc)
+            requeue = True
         except TelegramError as exc:  # e.g. a group migrated: resending can't help
             self.stats.failed += 1
             log.warning("telegram error for %s to chat %s: %s", job.label, chat, exc)
             job.settle(Failed(str(exc)))
-        except Exception as exc:
-            self.stats.failed += 1
-            log.exception("sending %s to chat %s failed", job.label, chat)
-            job.settle(Failed(repr(exc)))
+        except Exception as exc:  # e.g. the store away in a prompt's check: a few tries
+            if job.attempts < ODD_TRIES:
+                self.stats.retried_network += 1
+                self._blocked[chat] = self.clock() + self.network_retry * job.attempts
+                log.warning("sending %s to chat %s failed, trying again: %r", job.label, chat, exc)
+                requeue = True
+            else:
+                self.stats.failed += 1
+                log.exception("sending %s to chat %s failed", job.label, chat)
+                job.settle(Failed(repr(exc)))
         else:
             self._done(job, result)
             rate = self._chat_rate(chat)
