@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from adapters.sms.directory import Directory, Received, Sent, SqliteDirectory, is_sms, player_id
+from adapters.sms.redis_directory import RedisDirectory
 from tests.sms_helpers import Records, records_fixture
 from tests.store_helpers import drop_prefix, redis_url_or_fail, run, unique_prefix
 
@@ -98,6 +99,36 @@ def test_a_text_can_go_to_known_numbers_that_did_not_stop(records: Records) -> N
     run(go())
 
 
+def test_a_remembered_number_is_checked_never_trusted(records: Records, tmp_path: Path) -> None:
+    """A Redis directory reads a player's number and the STOP of the phone it
+    last saw for them in one round trip. Whatever it remembers, the answer is
+    the records': here another worker (a second directory on the same records)
+    changes numbers and texts STOP behind this one's back, and a number changed
+    since is used with its own STOP, a STOP since is honoured."""
+
+    async def go() -> None:
+        d, w2 = _two(records, tmp_path)
+        other, third = "+4790000000", "+4790000001"
+        try:
+            await d.set_phone("sms:a", PHONE, "g")
+            await d.set_phone("sms:b", other, "g")
+            players = ["sms:a", "sms:b", "sms:zz"]
+            assert await d.reachable(players) == {"sms:a": PHONE, "sms:b": other}
+            await w2.opt_out(other, 1.0)
+            assert await d.reachable(players) == {"sms:a": PHONE}
+            await w2.set_phone("sms:b", third, "g")  # a new number, not opted out
+            assert await d.reachable(players) == {"sms:a": PHONE, "sms:b": third}
+            await w2.set_phone("sms:a", other, "g")  # remembered: PHONE, not stopped
+            assert await d.reachable(players) == {"sms:b": third}
+            await w2.opt_out(third, 3.0)
+            assert await d.reachable(players) == {}
+        finally:
+            await w2.close()
+            await d.close()
+
+    run(go())
+
+
 def test_outbound_status_callbacks_return_the_message_as_it_was(records: Records) -> None:
     async def go() -> None:
         d = records()
@@ -126,8 +157,6 @@ def _two(records: Records, tmp_path: Path) -> tuple[Directory, Directory]:
         path = str(tmp_path / "sms.sqlite3")
         return SqliteDirectory(path), SqliteDirectory(path)
     first = records()
-    from adapters.sms.redis_directory import RedisDirectory
-
     assert isinstance(first, RedisDirectory)
     second = RedisDirectory.from_url(records.url, prefix=first.prefix)  # type: ignore[attr-defined]
     return first, second

@@ -45,6 +45,8 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
+from cachetools import LRUCache
+
 from adapters import status_link
 from adapters.deadline_text import until
 from adapters.sms import render as R
@@ -65,6 +67,7 @@ MAX_SEGMENTS = 3  # one text on every phone; longer ones are split at line ends
 CHANNEL = "sms"  # the outbox channel
 ATTR = "sms:sheets"
 TRIES = 8
+SEEN_CACHE = 10_000  # games whose SMS sheet record is remembered (SentSheets)
 # How a player's last texted question closed (kept until the next one opens).
 ANSWERED, CLOSED = "a", "c"
 
@@ -236,6 +239,8 @@ class SentSheets:
         # here instead of losing compare-and-sets to each other.
         self._locks: dict[str, asyncio.Lock] = {}
         self._users: dict[str, int] = {}
+        # game -> its record as last written here (the oldest forgotten)
+        self._seen: LRUCache[str, str | None] = LRUCache(maxsize=SEEN_CACHE)
 
     async def _get(self, game_id: str) -> str | None:
         if self.store is None:
@@ -289,8 +294,14 @@ class SentSheets:
                 del self._users[game_id], self._locks[game_id]
 
     async def _record(self, game_id: str, player: str, key: str | None, closed: str | None) -> None:
+        # The record this process last wrote or read is the first guess: one
+        # game's texts are delivered by one consumer at a time, so it is
+        # nearly always current and the swap alone is one round trip. A guess
+        # that fails the swap, or that says nothing needs changing, is read
+        # afresh (another worker may have written since).
+        fresh = game_id not in self._seen
         for _ in range(TRIES):
-            raw = await self._get(game_id)
+            raw = await self._get(game_id) if fresh else self._seen[game_id]
             keys, how = self._parse(raw)
             before = (dict(keys), dict(how))
             if key is not None:
@@ -300,13 +311,24 @@ class SentSheets:
                 keys.pop(player, None)
                 how[player] = closed
             if (keys, how) == before:
-                return
+                if fresh:
+                    self._remember(game_id, raw)
+                    return
+                fresh = True
+                continue
             doc: dict[str, Any] = {"k": keys}
             if how:
                 doc["c"] = how
-            if await self._swap(game_id, raw, json.dumps(doc, sort_keys=True)):
+            new = json.dumps(doc, sort_keys=True)
+            if await self._swap(game_id, raw, new):
+                self._remember(game_id, new)
                 return
+            fresh = True
+        self._seen.pop(game_id, None)
         log.warning("SMS sheets of %s: lost the race %d times", game_id, TRIES)
+
+    def _remember(self, game_id: str, raw: str | None) -> None:
+        self._seen[game_id] = raw
 
 
 def record_of(payload: Mapping[str, Any]) -> tuple[str | None, str | None]:

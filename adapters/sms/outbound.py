@@ -150,7 +150,12 @@ class AiohttpClient(AsyncHttpClient):  # type: ignore[misc]
 
 def twilio_client(settings: SmsSettings) -> Client:
     http = AiohttpClient(settings.api_base_url, timeout=10)
-    return Client(settings.account_sid, settings.auth_token, http_client=http)
+    client = Client(settings.account_sid, settings.auth_token, http_client=http)
+    # The SDK imports its REST domains on first use (~60 ms, more when their
+    # bytecode is not cached yet): done here, at start, not in the first text's
+    # send, where it held the event loop the webhooks share (py-spy, bench/knee.py).
+    _ = client.messages
+    return client
 
 
 Failed = Callable[[OutMessage, str], Awaitable[None]]

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from cachetools import LRUCache
 from redis.asyncio.cluster import RedisCluster
 from redis.typing import EncodableT, FieldT
 
@@ -44,6 +45,9 @@ local old = redis.call('HMGET', KEYS[1], 'phone', 'player', 'game', 'secret', 's
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'error', ARGV[2], 'at', ARGV[3])
 return old
 """
+
+
+PHONES_REMEMBERED = 10_000  # players whose number is kept as `reachable`'s guess
 
 
 def _ms(seconds: float) -> int:
@@ -70,6 +74,8 @@ class RedisDirectory:
         self.prefix = prefix
         self.retention = retention
         self._update_status = client.register_script(_UPDATE_STATUS)
+        # player -> phone as last read or written here: `reachable`'s guess
+        self._phones: LRUCache[str, str] = LRUCache(maxsize=PHONES_REMEMBERED)
 
     @classmethod
     def from_url(cls, url: str, *, max_connections: int = 64, **kwargs: Any) -> RedisDirectory:
@@ -106,6 +112,7 @@ class RedisDirectory:
     async def set_phone(self, player: str, phone: str, game: str | None) -> None:
         value = json.dumps([phone, game])
         await self.client.set(self._k("num", player), value, px=_ms(self.retention))
+        self._remember(player, phone)
 
     async def phone_of(self, player: str) -> str | None:
         value = await self.client.getex(self._k("num", player), px=_ms(self.retention))
@@ -123,24 +130,43 @@ class RedisDirectory:
         return bool(await self.client.exists(self._k("stop", phone)))
 
     async def reachable(self, players: Sequence[str]) -> dict[str, str]:
-        # Two pipelined round trips for the whole table: the numbers (renewing
-        # them, as `phone_of` does), then which of those said STOP. Each key on
-        # its own, so this works on a Cluster as well.
+        # Pipelined, each key on its own (so this works on a Cluster as well):
+        # the numbers (renewing them, as `phone_of` does) and, in the same
+        # round trip, the STOP of the phone each player had when this
+        # directory last saw their number (a guess, checked against the number
+        # found, never trusted); a second round trip only for the players
+        # whose number is not the one guessed. Texting a player one text at a
+        # time (adapters/sms/delivery.py) so costs one round trip a text.
         if not players:
             return {}
         ttl = _ms(self.retention)
+        guess = {p: self._phones[p] for p in players if p in self._phones}
         async with self.client.pipeline(transaction=False) as pipe:
             for player in players:
                 pipe.getex(self._k("num", player), px=ttl)
-            found = await pipe.execute()
-        phones = {p: str(json.loads(v)[0]) for p, v in zip(players, found, strict=True) if v}
-        if not phones:
-            return {}
-        async with self.client.pipeline(transaction=False) as pipe:
-            for phone in phones.values():
+            for phone in guess.values():
                 pipe.exists(self._k("stop", phone))
-            stopped = await pipe.execute()
-        return {p: phone for (p, phone), s in zip(phones.items(), stopped, strict=True) if not s}
+            found = await pipe.execute()
+        numbers, stops = found[: len(players)], dict(zip(guess, found[len(players) :], strict=True))
+        phones = {p: str(json.loads(v)[0]) for p, v in zip(players, numbers, strict=True) if v}
+        stopped = {p: bool(stops[p]) for p, phone in phones.items() if guess.get(p) == phone}
+        rest = [p for p in phones if p not in stopped]
+        if rest:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for p in rest:
+                    pipe.exists(self._k("stop", phones[p]))
+                found = await pipe.execute()
+            stopped.update((p, bool(s)) for p, s in zip(rest, found, strict=True))
+        for p in players:
+            self._remember(p, phones.get(p))
+        return {p: phone for p, phone in phones.items() if not stopped[p]}
+
+    def _remember(self, player: str, phone: str | None) -> None:
+        """`player`'s number as last seen here (None: they have none)."""
+        if phone is None:
+            self._phones.pop(player, None)
+            return
+        self._phones[player] = phone  # (a long-running worker forgets the oldest)
 
     # -- outbound -----------------------------------------------------------------
 

@@ -23,12 +23,15 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from cachetools import LRUCache
+
 from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 
 OPEN_ATTR = "tg:open"
 SWAP_TRIES = 20  # compare-and-set rounds before giving up on a record
+RECORDS_REMEMBERED = 10_000  # games whose record this process keeps as its first try
 
 Entry = list[Any]  # [phase, chat, message id (0: not yet), key, ticket, free (0/1)]
 Open = dict[str, Entry]
@@ -75,7 +78,7 @@ class Records:
 
     def __init__(self, store: GameStore) -> None:
         self.store = store
-        self._last: dict[str, str | None] = {}
+        self._last: LRUCache[str, str | None] = LRUCache(maxsize=RECORDS_REMEMBERED)
 
     async def read(self, game_id: str) -> tuple[int, Open]:
         text = await self.store.get_attr(game_id, OPEN_ATTR)
@@ -103,8 +106,6 @@ class Records:
                 new = dump_record(new_version, entries)
                 if await self.store.swap_attr(game_id, OPEN_ATTR, old, new):
                     self._last[game_id] = new
-                    if len(self._last) > 10_000:
-                        self._last.pop(next(iter(self._last)))
                     return True
                 if old is None and gone and not known:
                     return False  # no such game (any more)
