@@ -107,6 +107,7 @@ class LeaderScheduler:
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._redis: Any = None
+        self._waker: Any = None  # the WakeNotifier, once started
 
     def status(self) -> str:
         return self.state
@@ -116,7 +117,8 @@ class LeaderScheduler:
         from scheduler.service_ports import WakeNotifier
 
         self._redis = async_client(self.url)  # a RedisCluster for redis+cluster://
-        self.rt.service.notifiers.append(WakeNotifier(self._redis, self.prefix))
+        self._waker = WakeNotifier(self._redis, self.prefix)
+        self.rt.service.notifiers.append(self._waker)
         if self.candidate:
             self._task = asyncio.create_task(self._run())
         else:
@@ -149,6 +151,7 @@ class LeaderScheduler:
                 self._stop,
                 resync=rt.settings.scheduler_resync,
                 on_state=self._on_state,
+                on_term=self._waker.lead,  # leading here: own commits re-arm in-process
             )
         except Exception:  # only a bug gets here: say so loudly, not silently
             log.exception("scheduler candidate crashed; this worker no longer leads")

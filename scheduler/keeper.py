@@ -95,16 +95,19 @@ class Keeper:
         self._thread = threading.Thread(target=self._run, name="lease-keeper", daemon=True)
         self.renewals = 0
         self.worst_gap = 0.0  # the longest time between two renewals' starts, in s
-        self.worst_lag = 0.0  # the longest time between two beats of the loop, in s
+        # how much later than asked the loop's worst beat came, in s (the beats'
+        # own spacing left out: the loop's lag, not the beat interval)
+        self.worst_lag = 0.0
 
     def start(self) -> None:
         self._beat = time.monotonic()
         self._thread.start()
 
-    def beat(self) -> None:
-        """The loop is alive (called from a task on the loop)."""
+    def beat(self, every: float = 0.0) -> None:
+        """The loop is alive (called from a task on the loop that sleeps
+        `every` seconds between beats)."""
         now = time.monotonic()
-        self.worst_lag = max(self.worst_lag, now - self._beat)
+        self.worst_lag = max(self.worst_lag, now - self._beat - every)
         self._beat = now
 
     def stop(self, timeout: float = 2.0) -> None:

@@ -99,9 +99,10 @@ async def _wake_loop(pubsub: Any, sched: DeadlineScheduler) -> None:
 
 async def _beat(keeper: Keeper, every: float) -> None:
     """Tell the lease keeper, every `every` seconds, that this loop still runs."""
+    keeper.beat()
     while True:
-        keeper.beat()
         await asyncio.sleep(every)
+        keeper.beat(every)
 
 
 async def _either(*events: asyncio.Event) -> None:
@@ -136,8 +137,14 @@ async def lead(
     resync: float,
     policy: Policy = DEFAULT,
     stall: float = STALL,
+    on_term: Callable[[DeadlineScheduler | None], None] = lambda sched: None,
 ) -> None:
     """Act as leader until the lease is lost or `stop` is set.
+
+    `on_term` hears the term's scheduler once it is armed, and None as the term
+    ends (before the timing engine stops): a web worker that leads hands its own
+    commits to it in-process (`service_ports.WakeNotifier.local`) instead of
+    publishing them to itself and reloading each game from the store.
 
     From the first moment the lease is renewed by a thread of its own
     (`scheduler.keeper.Keeper`): neither the takeover's re-arm nor a loop
@@ -178,6 +185,7 @@ async def lead(
             waker = asyncio.create_task(_wake_loop(pubsub, sched))
             tasks.append(waker)
             waker_started = True
+            on_term(sched)
             tasks.append(asyncio.create_task(_resync_loop(sched, stop, resync)))
             # the term lasts as long as the lease, and the wake-ups
             await asyncio.wait({term, waker}, return_when=asyncio.FIRST_COMPLETED)
@@ -187,6 +195,7 @@ async def lead(
         if not stop.is_set():
             say("lost", token=lease.token)
     finally:
+        on_term(None)
         sched.stop()
         await asyncio.to_thread(keeper.stop)
         say("stats", **sched.stats, **keeper.stats)
@@ -197,7 +206,7 @@ async def lead(
             log.warning("%d leader task(s) did not stop in time; left cancelled", len(stuck))
         if not waker_started:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(pubsub.aclose(), 1.0)  # type: ignore[no-untyped-call]
+                await asyncio.wait_for(pubsub.aclose(), 1.0)  # type: ignore[no-untyped-call, unused-ignore]
 
 
 async def candidate(
@@ -212,6 +221,7 @@ async def candidate(
     policy: Policy = DEFAULT,
     on_state: Callable[[str], None] = lambda state: None,
     stall: float = STALL,
+    on_term: Callable[[DeadlineScheduler | None], None] = lambda sched: None,
 ) -> None:
     """Stand by until the lease is free, lead, step down when it is lost, and
     again, until `stop`. Nothing but `stop` ends this loop: every error is logged
@@ -235,8 +245,9 @@ async def candidate(
         say("leader", token=lease.token, pid=os.getpid())
         try:
             await lead(
-                redis, prefix, lease, source, sink, stop, resync=resync, policy=policy, stall=stall
-            )
+                redis, prefix, lease, source, sink, stop,
+                resync=resync, policy=policy, stall=stall, on_term=on_term,
+            )  # fmt: skip
         except Exception:
             # e.g. the store failed during the re-arm: step down, let anyone retry
             log.exception("leading failed; stepping down")

@@ -97,13 +97,33 @@ class SchedulerNotifier:
 
 
 class WakeNotifier:
-    """Tell the scheduler leader, wherever it runs, that a game changed."""
+    """Tell the scheduler leader, wherever it runs, that a game changed.
+
+    While this process leads (`local`: the term's armed scheduler, set and
+    cleared by `scheduler.runner.lead`'s `on_term`), its own commits re-arm
+    in-process from the state just committed: publishing them would only bring
+    them back to this process, which would then load and decode the snapshot
+    it had in hand (a Redis round trip, a pub/sub message, a load and a decode
+    per input, measured with bench/knee.py). A commit made as the lease lapses
+    unnoticed is caught by the next leader, which re-arms every game when its
+    term starts, and by its periodic resync."""
 
     def __init__(self, redis: Any, prefix: str) -> None:
         self.redis = redis
         self.channel = wake_channel(prefix)
+        self.local: DeadlineScheduler | None = None
+        self.published = 0  # wake-ups sent to another process (tests, metrics)
+
+    def lead(self, sched: DeadlineScheduler | None) -> None:
+        """`on_term` for `scheduler.runner.candidate`."""
+        self.local = sched
 
     async def notify(self, game: Game, events: tuple[Event, ...]) -> None:
+        local = self.local
+        if local is not None and local.running:
+            local.on_transition(game, events)
+            return
+        self.published += 1
         await self.redis.publish(self.channel, game.id)
 
 
