@@ -13,9 +13,12 @@ asks, its unacked rest first, with `attempts` > 1.
 Games are delivered in parallel (`parallel` at once); a game slowed by its
 chats' pace never holds up another game's messages. The loop sleeps on a
 wake-up (this worker's own commits: `wake`) or `poll` seconds (other
-workers' commits), and every `scan_every` seconds asks with `scan=True`,
-the backstop for a hint lost on a Redis Cluster. It runs as a task of its
-own, never on a webhook handler's path.
+workers' commits), and asks with `scan=True`, the backstop for a hint lost
+on a Redis Cluster, on its first pass (a worker starting after a crash is when
+hints were lost) and then every `scan_every` seconds; a scan that failed (the
+store away for a moment) is tried again `scan_retry` seconds later, not a
+whole `scan_every` later, with the ordinary looks in between. It runs as a
+task of its own, never on a webhook handler's path.
 
 Nobody is woken up (issue #21): a campaign's messages are not sent in its
 quiet hours (`quiet_hours`, default 23:00-07:00 in the game's zone;
@@ -39,6 +42,8 @@ import socket
 import time
 from collections.abc import Callable
 
+from cachetools import LRUCache
+
 from gameflow.core.campaign import is_campaign, quiet_ahead
 from gameflow.core.state import LOBBY, Game
 from service.outbox import DEFAULT_CLAIM_IDLE, OutboxEntry
@@ -48,6 +53,7 @@ log = logging.getLogger(__name__)
 
 POLL = 1.0  # seconds between looks for other workers' commits
 SCAN_EVERY = 60.0  # seconds between backstop scans of every active game
+SCAN_RETRY = 5.0  # seconds after a failed scan before the next try
 PARALLEL = 32  # games delivered at once
 BATCH = 100
 QUIET_CACHE = 10_000  # games whose quiet hours a worker keeps in mind
@@ -83,6 +89,7 @@ class OutboxLoop(abc.ABC):
         self.min_idle = min_idle
         self.poll = poll
         self.scan_every = scan_every
+        self.scan_retry = min(SCAN_RETRY, scan_every)
         self.batch = batch
         self.parallel = asyncio.Semaphore(parallel)
         self._wake = asyncio.Event()
@@ -94,7 +101,7 @@ class OutboxLoop(abc.ABC):
         self.lost_holds = 0  # batches stopped here because another worker took them
         # Quiet hours (a campaign's night): each started game seen, as read
         # once (None: never held), and the games held until when.
-        self._quiet: dict[str, Game | None] = {}
+        self._quiet: LRUCache[str, Game | None] = LRUCache(maxsize=QUIET_CACHE)
         self.held: dict[str, float] = {}
         self.released: set[str] = set()  # held games whose quiet hours just ended
 
@@ -150,17 +157,19 @@ class OutboxLoop(abc.ABC):
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
-        last_scan = loop.time()
+        next_scan = loop.time()  # the first pass scans
         while True:
-            scan = loop.time() - last_scan >= self.scan_every
+            scan = loop.time() >= next_scan
             if scan:
-                last_scan = loop.time()
+                next_scan = loop.time() + self.scan_every
             try:
                 await self._spawn(scan=scan)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the store away for a moment: try again later
                 log.exception("%s delivery failed; trying again", self.channel)
+                if scan:  # the backstop must not wait a whole round for the next try
+                    next_scan = loop.time() + self.scan_retry
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.poll)
             self._wake.clear()
@@ -242,9 +251,7 @@ class OutboxLoop(abc.ABC):
                 return None  # people are joining (and a lobby has no zone yet)
             if game is not None and not is_campaign(game):
                 game = None  # a live game: never held
-            if len(self._quiet) >= QUIET_CACHE:
-                self._quiet.clear()  # a long-running worker's old games
-            self._quiet[game_id] = game
+            self._quiet[game_id] = game  # (a long-running worker forgets the oldest)
         return None if game is None else quiet_ahead(game, self.wall()).ends
 
     def _hold(self, game_id: str, until: float) -> None:

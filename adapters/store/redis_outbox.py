@@ -14,16 +14,43 @@ so they exist exactly when the input does. An ack is XACK + XDEL: the stream
 holds only what is undelivered (trimmed at once), the hash keeps the key.
 
 Finding the games with output: on one Redis the script also bumps the game in
-`outbox:CH` (any key may be named there: atomic, never lost); on a Cluster a
-script may not name keys of other slots, so it is bumped right after the commit
-and a crash in between loses the hint, not the messages: `finish` re-flags a
-finished game's outstanding channels (a crash before it leaves the game in the
-active set, which the service's sweep finishes again), and
-`outbox_ready(scan=True)` re-flags every active game with undelivered entries.
-A take that finds the stream empty drops the hint, only if it was not bumped
-meanwhile (compare-and-delete on its score). Pub/sub is not used: consumers
-poll `outbox:CH` (one small ZRANGE), and the worker that made a commit can wake
-its own consumer in-process.
+`outbox:CH` (any key may be named there: atomic, never lost; ZINCRBY, and a take
+that finds the stream empty drops it in the same script). On a Cluster a script
+may not name keys of other slots, so the hint is bumped outside it (`_FLAG`,
+a script on the ready set alone): once right BEFORE the commit's script and
+once right after it (issue #20). A score there is the bump's time on the ready
+set's node (microseconds, never below the last score + 1), negative for a
+bump before a commit ("a commit is on its way"), positive after one. A take
+that finds the stream empty drops the hint afterwards by compare-and-delete
+(`_UNFLAG`): only if its score is the one read before the take, and not if it
+is a bump before a commit younger than `HINT_GRACE` seconds. So:
+
+- a worker SIGKILLed between its commit and the bump after it leaves the bump
+  before it: its messages stay flagged (a take meanwhile kept the young hint);
+- scores never repeat (they follow the clock), so a take cannot drop a hint
+  that another take dropped and a commit bumped again meanwhile. With counters
+  it could: two workers' takes found the same game empty at once, the first
+  dropped the hint, a commit recreated it at score 1, the second's
+  compare-and-delete read 1 before and after and dropped it too: that commit's
+  messages waited for the backstop scan;
+- the window left: the commit's script lands more than `HINT_GRACE` after the
+  bump before it (the worker stalled between the two), a take in that gap finds
+  the stream empty and drops the hint, and the worker dies before the bump
+  after; or another bump after (another commit's, a repair's: positive)
+  replaces a young bump before a commit whose script has not landed yet, a
+  take then finds the stream empty and drops it, and that commit's worker dies
+  before its own bump after. Then the backstop repairs it: `finish` re-flags a
+  finished game's outstanding channels (a crash before it leaves the game in
+  the active set, which the service's sweep finishes again), and
+  `outbox_ready(scan=True)` re-flags every active game with undelivered
+  entries (adapters/outbox_loop.py: at a worker's start, then about every
+  minute, and a few seconds after a scan that failed).
+
+A bump before a commit that is refused (conflict, duplicate, no such game) is
+undone right after it (`_UNDO`: the hint as it was, unless bumped again since);
+one whose worker died before the script is dropped by the first empty take
+after `HINT_GRACE`. Pub/sub is not used: consumers poll `outbox:CH` (one small
+ZRANGE), and the worker that made a commit can wake its own consumer in-process.
 
 Hand-out: `take` is one script on the stream: refuse while any entry is
 pending and fresh (one batch out per game and channel: order per recipient),
@@ -50,6 +77,7 @@ if TYPE_CHECKING:
     from redis.asyncio.cluster import RedisCluster
 
 GROUP = "send"
+HINT_GRACE = 10.0  # s: a take keeps a hint bumped before a commit this long
 
 # A Lua function for the commit's and append's scripts. `ko`: the index in KEYS
 # of the game's channel set, followed per channel by its stream, its keys hash
@@ -184,11 +212,46 @@ end
 return outstanding
 """
 
-# KEYS: ready set. ARGV: game id, the score it had before the take.
+# A Cluster's ready hint (KEYS: ready set; ARGV: game id, '1' after a commit or
+# '0' before one): the score is the node's time in microseconds (above the last
+# score: never repeated), negative before a commit. Formatted with %.0f: Redis
+# passes a Lua number to a command as %.14g, which would round it. Returns the
+# score before ('' if none) and the one set, for `_UNDO`.
+_FLAG = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local text = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if text then
+  local old = math.abs(tonumber(text))
+  if old >= now then now = old + 1 end
+end
+if ARGV[2] ~= '1' then now = -now end
+now = string.format('%.0f', now)
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+return {text or '', now}
+"""
+
+# Undo a bump before a commit that was refused (KEYS: ready set; ARGV: game id,
+# the score the bump set, the score before it or ''): unless bumped again since,
+# the hint is as it was (no hint for a refused commit's messages: none exist).
+_UNDO = """
+local now = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not now or tonumber(now) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+"""
+
+# KEYS: ready set. ARGV: game id, the score it had before the take, the grace in
+# microseconds of a bump before a commit.
 _UNFLAG = """
 local now = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if now and tonumber(now) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
-return 0
+if not now or tonumber(now) ~= tonumber(ARGV[2]) then return 0 end
+if tonumber(now) < 0 then
+  local t = redis.call('TIME')
+  local age = tonumber(t[1]) * 1000000 + tonumber(t[2]) + tonumber(now)
+  if age < tonumber(ARGV[3]) then return 0 end
+end
+return redis.call('ZREM', KEYS[1], ARGV[1])
 """
 
 
@@ -209,6 +272,7 @@ class RedisOutbox:
         self._ack = self.client.register_script(_ACK)
         self._expire_outbox = self.client.register_script(_EXPIRE)
         self._unflag = self.client.register_script(_UNFLAG)
+        self.hint_grace = HINT_GRACE
 
     def _stream(self, game_id: str, channel: str) -> str:
         return f"{self._game(game_id)}:out:{check_channel(channel)}"
@@ -220,7 +284,8 @@ class RedisOutbox:
         self, game_id: str, messages: Sequence[OutboxMessage]
     ) -> tuple[list[str], list[str | int], list[str]]:
         """KEYS and ARGV for `LUA` (to append to a script's, passing where they
-        start), and the channels whose ready hint goes after the script (a Cluster)."""
+        start), and the channels whose ready hint goes outside the script (a
+        Cluster: `flag_before` them, then `flag_ready` after the script)."""
         by = group_messages(messages)
         keys = [self._game(game_id) + ":outs"]
         args: list[str | int] = [game_id, len(by), "0" if self.cluster else "1"]
@@ -234,17 +299,46 @@ class RedisOutbox:
                 args += [m.key, json.dumps(m.payload, ensure_ascii=False, separators=(",", ":"))]
         return keys, args, list(by) if self.cluster else []
 
-    def flag_ready(self, pipe: Any, game_id: str, channels: Sequence[str]) -> None:
-        """Queue the ready hints of `channels` on a pipeline (Cluster: after the commit)."""
+    def flag_ready(
+        self, pipe: Any, game_id: str, channels: Sequence[str], *, before: bool = False
+    ) -> None:
+        """Queue the ready hints of `channels` on a pipeline (a Cluster: after the
+        commit, or `before` it; one Redis: the scan's and `finish`'s repairs)."""
         for channel in channels:
-            pipe.zincrby(self._ready(channel), 1, game_id)
+            if self.cluster:
+                pipe.eval(_FLAG, 1, self._ready(channel), game_id, "0" if before else "1")
+            else:
+                pipe.zincrby(self._ready(channel), 1, game_id)
+
+    async def flag_before(self, game_id: str, channels: Sequence[str]) -> list[list[str]]:
+        """A Cluster: the hints of a commit's channels, right before its script
+        (a worker killed after the script leaves them; see the module's doc).
+        Returns per channel [channel, score before or '', score set] (`undo_before`).
+        If it fails (the ready set's node away), the commit fails before its
+        script: nothing written, retried as after any store error."""
+        if not channels:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            self.flag_ready(pipe, game_id, channels, before=True)
+            got = await pipe.execute()
+        return [[c, str(old), str(mine)] for c, (old, mine) in zip(channels, got, strict=True)]
+
+    def undo_before(self, pipe: Any, game_id: str, bumps: Sequence[Sequence[str]]) -> None:
+        """Queue the undoing of `flag_before`'s bumps for a refused commit: each
+        hint as it was, unless bumped again since."""
+        for channel, old, mine in bumps:
+            pipe.eval(_UNDO, 1, self._ready(channel), game_id, mine, old)
 
     async def append_outbox(self, game_id: str, messages: Sequence[OutboxMessage]) -> int:
         keys, args, later = self.outbox_parts(game_id, messages)
+        bumps = await self.flag_before(game_id, later)
         added = int(await self._append(keys=[self._game(game_id), *keys], args=args))
-        if added and later:
+        if later:
             async with self.client.pipeline(transaction=False) as pipe:
-                self.flag_ready(pipe, game_id, later)
+                if added:
+                    self.flag_ready(pipe, game_id, later)
+                else:  # nothing new (a game gone, keys written already)
+                    self.undo_before(pipe, game_id, bumps)
                 await pipe.execute()
         return added
 
@@ -276,7 +370,7 @@ class RedisOutbox:
             if behind:
                 async with self.client.pipeline(transaction=False) as pipe:
                     for game_id in behind:
-                        pipe.zincrby(ready, 1, game_id)
+                        self.flag_ready(pipe, game_id, [channel])
                     await pipe.execute()
         return sorted(str(g) for g in await self.client.zrange(ready, 0, -1))
 
@@ -300,7 +394,8 @@ class RedisOutbox:
             score = await self.client.zscore(ready, game_id)
             reply = await self._take(keys=[stream], args=args)
             if reply[0] == "empty" and score is not None:
-                await self._unflag(keys=[ready], args=[game_id, repr(score)])
+                grace = max(0, round(self.hint_grace * 1_000_000))
+                await self._unflag(keys=[ready], args=[game_id, repr(score), grace])
         else:
             reply = await self._take(keys=[stream, ready], args=args)
         if reply[0] != "ok":

@@ -10,7 +10,8 @@ the games' slots; they are derived data, repairable from the games (`finish`).
 A join's identity binding is written by the commit's own script on one Redis
 (a script may name keys of any slot there: atomic, and no second round trip),
 and right after the commit on a Cluster. The outbox (streams per game and
-channel, adapters/store/redis_outbox.py) is written by the commit's script.
+channel, adapters/store/redis_outbox.py) is written by the commit's script;
+on a Cluster its ready hints are bumped right before and right after it.
 
 Keys, under `prefix` (default "muldvarp:"):
   {g:ID}          hash: version, snapshot, initial, code, tv, attr:NAME
@@ -230,17 +231,21 @@ class RedisStore(RedisOutbox):
             args.extend(values)
         more_keys, more_args, later = self.outbox_parts(game_id, outbox)
         args[8], args[9] = len(keys) + 1, len(args) + 1
+        bumps = await self.flag_before(game_id, later)  # a Cluster: hints before and after
         status, version = await self._commit(keys=keys + more_keys, args=args + more_args)
         result = CommitResult(Status(status), int(version))
-        if result.status is Status.OK:
-            if self.cluster and (binds or later):
-                async with self.client.pipeline(transaction=False) as pipe:
+        ok = result.status is Status.OK
+        if self.cluster and ((binds and ok) or later):
+            async with self.client.pipeline(transaction=False) as pipe:
+                if ok:
                     for (identity, _), value in zip(binds, values, strict=True):
                         pipe.set(self._g("who:" + identity), value)
                     self.flag_ready(pipe, game_id, later)
-                    await pipe.execute()
-            if game.over:
-                await self.finish(game_id)
+                else:  # refused: no messages, the bumps before it undone
+                    self.undo_before(pipe, game_id, bumps)
+                await pipe.execute()
+        if ok and game.over:
+            await self.finish(game_id)
         return result
 
     async def log(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
