@@ -90,11 +90,23 @@ COMPILED = [
 ]  # fmt: skip
 
 
+# Tests whose workers run from the checkout (PYTHONPATH is the checkout's).
+FROM_THE_CHECKOUT = [
+    "test_scale.py",
+    "test_telegram_outbox_kill.py",
+    "test_sms_outbox_kill.py",
+    "test_ratelimit_workers.py",
+]
+
+
 def test_the_tests_pass_against_the_compiled_core(installed: Path, tmp_path: Path) -> None:
     """mypyc checks types at run time where Python does not: the tests of the
     core, the three games, the stores and every adapter run again on the
-    compiled modules (all but these packaging tests and the long scale test,
-    whose workers run from the checkout)."""
+    compiled modules (all but these packaging tests, and the tests whose
+    subject runs in worker processes started from the checkout: the scale
+    test, the outbox kill tests and the rate-limit workers. Run here they
+    would test the same uncompiled code again, for minutes of CI)."""
+    assert all((ROOT / "tests" / t).is_file() for t in FROM_THE_CHECKOUT), FROM_THE_CHECKOUT
     env = _env(installed, CI=os.environ.get("CI", ""))
     env["PYTHONPATH"] = f"{installed}{os.pathsep}{ROOT}"  # gameflow from the wheel, tests from here
     env.pop("PYTHONSAFEPATH")
@@ -102,7 +114,7 @@ def test_the_tests_pass_against_the_compiled_core(installed: Path, tmp_path: Pat
         env[ENV] = test_redis_url()  # the compiled run shares this run's own Redis
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-m", "not deploy",
-         "--deselect", "tests/test_scale.py",
+         *(a for t in FROM_THE_CHECKOUT for a in ("--deselect", f"tests/{t}")),
          "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT), str(ROOT / "tests")],
         env=env,
         cwd=tmp_path,

@@ -6,8 +6,9 @@ one fake Bot API (tests/fake_telegram.py, which stamps every call's arrival).
 webhook, all at once; so do two groups. Every `/start` is answered by the
 worker that got it, through its outbound queue and the shared buckets in
 Redis. Measured at the fake: every answer arrived; no private chat got more
-than one a second, no group more than 20 a minute, the bot no more than 30 in
-any second (within JITTER of arrival jitter, below) nor 90 in any 3 s; the peaks are
+than one a second (within CHAT_JITTER) nor three in 3 s, no group more than 20
+a minute, the bot no more than 30 in any second (within JITTER of arrival
+jitter, below) nor 90 in any 3 s; the peaks are
 printed. The demand is above both limits (each chat is sent to twice as fast
 by the two workers as one chat's limit), so the limits are what paces it."""
 
@@ -35,6 +36,12 @@ USERS = 40
 EACH = 3  # /start per user per worker
 GROUPS = [-9001, -9002]
 JITTER = 0.1  # seconds; tests/rate_helpers.SLACK is for one process, this for three
+# One chat's answers leave a second apart, but on a loaded 2-core CI machine one
+# of them can reach the fake up to a few tenths late, so that the next one
+# arrives under a second after it (0.87 s was seen). One chat's spacing is
+# checked with this wider slack, and its sustained rate over 3 s with JITTER:
+# two workers not sharing the bucket would send it twice as fast.
+CHAT_JITTER = 0.3
 TELEGRAM = TelegramRates()  # Telegram's own: 30/s per bot, 1/s per chat, 20/min per group
 
 
@@ -110,10 +117,11 @@ def test_two_workers_together_stay_under_telegrams_limits(tmp_path: Path) -> Non
         # checks the buckets themselves on a virtual clock and across processes).
         assert most_in_window(every, 3.0) <= 3 * TELEGRAM.bot.count  # sustained
         for chat, ts in private.items():
-            assert not over(ts, TELEGRAM.private, JITTER), (chat, sorted(ts))
+            assert not over(ts, TELEGRAM.private, CHAT_JITTER), (chat, sorted(ts))
+            assert most_in_window(ts, 3.0 - JITTER) <= 3, (chat, sorted(ts))
         for chat, ts in groups.items():
             assert not over(ts, TELEGRAM.group, JITTER), (chat, sorted(ts))
-            assert min_gap(ts) >= 3.0 - JITTER  # 20 a minute, evenly spaced
+            assert min_gap(ts) >= 3.0 - CHAT_JITTER  # 20 a minute, evenly spaced
         return {
             "bot_peak_in_0.95s": most_in_window(every, 0.95),
             "bot_peak_in_3s": most_in_window(every, 3.0),

@@ -46,7 +46,7 @@ from service.ports import GameStore
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
 from tests.rate_helpers import most_in_window
 from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
-from tests.worker_process import WorkerProcess, wait_for
+from tests.worker_process import WorkerProcess, about, wait_for
 
 pytestmark = [pytest.mark.outbox, pytest.mark.sms]
 
@@ -197,13 +197,23 @@ def test_a_killed_worker_loses_no_text_sqlite(tmp_path: Path, fake: FakeTwilio) 
         cfg = {"kind": "sqlite", "path": path, "records": records, "settings": doc}
         first = Worker(cfg, "first")
         try:
-            await wait_for(lambda: len(fake.messages) >= total // 3, 60, "a third of the texts")
+            await wait_for(
+                lambda: len(fake.messages) >= total // 3,
+                60,
+                "a third of the texts",
+                about([first], store, CHANNEL),
+            )
             first.kill()
             at_kill = len(fake.messages)
             assert at_kill < total - 30, "the worker finished before the kill"
             second = Worker(cfg, "second")
             try:
-                await wait_for(lambda: empty(store), 120, "the outbox to empty")
+                await wait_for(
+                    lambda: empty(store),
+                    120,
+                    "the outbox to empty",
+                    about([first, second], store, CHANNEL),
+                )
             finally:
                 second.stop()
         finally:
@@ -232,11 +242,18 @@ def test_a_killed_worker_loses_no_text_redis(fake: FakeTwilio) -> None:
             cfg = {"kind": "redis", "url": url, "prefix": prefix, "settings": doc}
             workers = [Worker(cfg, "one"), Worker(cfg, "two")]
             try:
-                await wait_for(lambda: len(fake.messages) >= total // 3, 60, "a third of the texts")
+                await wait_for(
+                    lambda: len(fake.messages) >= total // 3,
+                    60,
+                    "a third of the texts",
+                    about(workers, store, CHANNEL),
+                )
                 workers[0].kill()
                 at_kill = len(fake.messages)
                 assert at_kill < total - 30, "the workers finished before the kill"
-                await wait_for(lambda: empty(store), 120, "the outbox to empty")
+                await wait_for(
+                    lambda: empty(store), 120, "the outbox to empty", about(workers, store, CHANNEL)
+                )
             finally:
                 for w in workers:
                     w.stop()

@@ -48,13 +48,18 @@ from service.ports import GameStore
 from tests.fake_telegram import TOKEN, FakeBotApi
 from tests.rate_helpers import fake_in_thread, most_in_window, over
 from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
-from tests.worker_process import WorkerProcess, wait_for
+from tests.worker_process import WorkerProcess, about, wait_for
 
 pytestmark = [pytest.mark.outbox, pytest.mark.telegram]
 
 GAMES, PLAYERS = 10, 15
 MIN_IDLE = 2.0  # seconds before a dead worker's batch is claimed
 JITTER = 0.1  # seconds of arrival jitter allowed across processes
+# The bot-wide count over 3 s spans every chat's arrivals: on two busy cores
+# (two workers, Redis and this test, whose thread serves the fake) the fake
+# stamped a burst of them up to ~0.2 s late (seen: 92 in 2.9 s, in the compiled
+# run). Two workers not sharing the bot's bucket would show about twice the limit.
+BOT_JITTER = 0.25
 TELEGRAM = TelegramRates()
 NAMES = [
     "Kari", "Ola", "Åse", "Per", "Liv", "Nils", "Mari", "Jon",
@@ -180,7 +185,7 @@ async def check(api: FakeBotApi, table: Table, store: GameStore, label: str) -> 
     every = sorted(c.at for c in api.calls if c.method.startswith(("send", "edit")))
     private = {c: ts for c, ts in times.items() if c > 0}
     groups = {c: ts for c, ts in times.items() if c < 0}
-    assert most_in_window(every, 3.0 - JITTER) <= 3 * TELEGRAM.bot.count
+    assert most_in_window(every, 3.0 - BOT_JITTER) <= 3 * TELEGRAM.bot.count
     for chat, ts in private.items():
         assert not over(ts, TELEGRAM.private, JITTER), (chat, sorted(ts))
     for chat, ts in groups.items():
@@ -215,13 +220,23 @@ def test_a_killed_worker_loses_no_telegram_message_sqlite(tmp_path: Path) -> Non
             total = len(table.says) + table.chats()  # cards and prompts, at least
             first = Worker(cfg, "first")
             try:
-                await wait_for(lambda: len(api.sent()) >= total // 3, 60, "a third sent")
+                await wait_for(
+                    lambda: len(api.sent()) >= total // 3,
+                    60,
+                    "a third sent",
+                    about([first], store, CHANNEL),
+                )
                 first.kill()
                 at_kill = len(api.sent())
                 assert at_kill < total - 50, "the worker finished before the kill"
                 second = Worker(cfg, "second")
                 try:
-                    await wait_for(lambda: empty(store), 120, "the outbox to empty")
+                    await wait_for(
+                        lambda: empty(store),
+                        120,
+                        "the outbox to empty",
+                        about([first, second], store, CHANNEL),
+                    )
                     await asyncio.sleep(1.5)  # the last calls in flight
                     reclaimed = second.figures()["reclaimed"]
                     assert reclaimed > 0, "the restarted worker took over nothing"
@@ -263,12 +278,22 @@ def test_a_killed_worker_loses_no_telegram_message_redis(tmp_path: Path) -> None
                 try:
                     table = await set_up(store)
                     total = len(table.says) + table.chats()
-                    await wait_for(lambda: len(api.sent()) >= total // 3, 60, "a third sent")
+                    await wait_for(
+                        lambda: len(api.sent()) >= total // 3,
+                        60,
+                        "a third sent",
+                        about(workers, store, CHANNEL),
+                    )
                     before = [w.figures()["delivered"] for w in workers]
                     workers[0].kill()
                     at_kill = len(api.sent())
                     assert at_kill < total - 50, "the workers finished before the kill"
-                    await wait_for(lambda: empty(store), 120, "the outbox to empty")
+                    await wait_for(
+                        lambda: empty(store),
+                        120,
+                        "the outbox to empty",
+                        about(workers, store, CHANNEL),
+                    )
                     await asyncio.sleep(1.5)
                     reclaimed = workers[1].figures()["reclaimed"]
                     print(
