@@ -209,3 +209,19 @@ def test_whatever_matches_is_legal(words: list[str]) -> None:
         spec_fields = {f.name: f.options for f in menus[0].fields}
         for name, value in found.values.items():
             assert value in [o.value for o in spec_fields[name]]
+
+
+@pytest.mark.parametrize(
+    ("lang", "away", "back"),
+    [("en", "AWAY", "BACK"), ("nb", "BORTE", "TILBAKE"), ("sr", "ODSUTAN", "NAZAD")],
+)
+def test_help_names_away_and_back_in_words_the_grammar_takes(
+    lang: str, away: str, back: str
+) -> None:
+    """A campaign player learns of AWAY from HELP, in their language, and the
+    words HELP gives are the ones the gateway reads."""
+    text = R.t(R.HELP, lang)
+    assert f"{away} " in text and f"{back}." in text, text
+    assert G.parse(f"{away} 3").kind == "away"
+    assert G.parse(f"{away} 2027-01-20").kind == "away"
+    assert G.parse(back).kind == "back"

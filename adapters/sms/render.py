@@ -107,7 +107,8 @@ PICK = N_("Reply with the number. E.g. {example}")
 FREE = N_("{kind}: write it in one text.")
 HELP = N_(
     "JOIN code name: join a game. STATUS: your question again. VOTES: who voted "
-    "for whom. Host: NEW STATION, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
+    "for whom. AWAY date: away until then; BACK. "
+    "Host: NEW STATION, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
 )
 CREATED = N_(
     "Game {code} is open. Players text: JOIN {code} name. "
