@@ -434,3 +434,35 @@ def test_a_lost_ready_hint_is_repaired(make_store: Any) -> None:
             assert await store.outbox_ready(TG, scan=True) == ["g2"]  # lost with the second crash
 
     run(go())
+
+
+def test_the_ack_that_empties_the_outbox_drops_its_ready_hint(make_store: Any) -> None:
+    """Issue #20: on one Redis (and SQLite, exact by a query) a game whose last
+    entry is acked is no longer ready, so the delivery spends no take to learn
+    it is empty; an ack that leaves entries keeps it ready, and the next commit
+    flags it again. On a Cluster the hint is in another slot: it stays until a
+    take finds the stream empty."""
+
+    async def go() -> None:
+        async with opened(make_store) as store:
+            game = lobby(3)
+            await store.create(game)
+            game = await commit(store, game, [msg("a"), msg("b")])
+            assert [e.key for e in await store.take(TG, game.id, "c")] == ["a", "b"]
+            assert await store.ack(TG, game.id, "a")
+            assert await store.outbox_ready(TG) == [game.id]  # "b" is still out
+            assert await store.ack(TG, game.id, "b")
+            if store_is_cluster(store):
+                assert await store.outbox_ready(TG) == [game.id]
+                assert await store.take(TG, game.id, "c") == []
+            assert await store.outbox_ready(TG) == []
+            await commit(store, game, [msg("c")])
+            assert await store.outbox_ready(TG) == [game.id]
+            assert await drain(store, game.id, "c") == ["c"]
+            assert await store.outbox_ready(TG) == []
+
+    run(go())
+
+
+def store_is_cluster(store: Any) -> bool:
+    return bool(getattr(store, "cluster", False))

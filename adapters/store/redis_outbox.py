@@ -14,8 +14,9 @@ so they exist exactly when the input does. An ack is XACK + XDEL: the stream
 holds only what is undelivered (trimmed at once), the hash keeps the key.
 
 Finding the games with output: on one Redis the script also bumps the game in
-`outbox:CH` (any key may be named there: atomic, never lost; ZINCRBY, and a take
-that finds the stream empty drops it in the same script). On a Cluster a script
+`outbox:CH` (any key may be named there: atomic, never lost; ZINCRBY, and the
+ack that empties the stream, or a take that finds it empty, drops it in the
+same script). On a Cluster a script
 may not name keys of other slots, so the hint is bumped outside it (`_FLAG`,
 a script on the ready set alone): once right BEFORE the commit's script and
 once right after it (issue #20). A score there is the bump's time on the ready
@@ -189,6 +190,11 @@ return #redis.call(unpack(call))
 """
 
 # KEYS: stream, keys hash. ARGV: key, result. 1: first ack, 0: again, -1: unknown.
+# KEYS: stream, keys hash, and on one Redis the ready set. ARGV: key, result,
+# game id. The ack that leaves the stream empty drops the ready hint there (one
+# Redis: a commit's script adds its entries and the hint together, so an empty
+# stream means nothing to deliver), sparing the delivery a take that would find
+# it empty (issue #20: one round trip a batch).
 _ACK = """
 local id = redis.call('HGET', KEYS[2], 'i:' .. ARGV[1])
 if not id then return -1 end
@@ -196,6 +202,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('XACK', KEYS[1], 'send', id)
   redis.call('XDEL', KEYS[1], id)
 end
+if KEYS[3] and redis.call('XLEN', KEYS[1]) == 0 then redis.call('ZREM', KEYS[3], ARGV[3]) end
 return redis.call('HSETNX', KEYS[2], 'd:' .. ARGV[1], ARGV[2])
 """
 
@@ -416,7 +423,11 @@ class RedisOutbox:
     ) -> bool:
         stream = self._stream(game_id, channel)
         text = json.dumps(dict(result or {}), ensure_ascii=False, separators=(",", ":"))
-        return int(await self._ack(keys=[stream, stream + ":keys"], args=[key, text])) == 1
+        keys, args = [stream, stream + ":keys"], [key, text]
+        if not self.cluster:  # (a Cluster's hint is in another slot: the empty take drops it)
+            keys.append(self._ready(channel))
+            args.append(game_id)
+        return int(await self._ack(keys=keys, args=args)) == 1
 
     async def delivered(self, channel: str, game_id: str, key: str) -> dict[str, Any] | None:
         text = await self.client.hget(self._stream(game_id, channel) + ":keys", "d:" + key)
