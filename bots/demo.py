@@ -21,6 +21,7 @@ from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game, seed_digest
 from gameflow.core.text import Msg
 from gameflow.games.station import bots
+from gameflow.games.station import reveal as texts
 from gameflow.games.station.belief import Talk
 from gameflow.games.station.state import Station
 from gameflow.i18n import render
@@ -73,21 +74,21 @@ def reveal(game: Game, lang: str) -> list[str]:
     st: Station = game.rules
     public = view(game, None)["station"]
     lines = ["", "=" * 60]
-    lines.append(render(bots.winner_text(game.winner), lang))
+    lines.append(render(texts.winner_text(game.winner), lang))
     teams = public.get("teams", {})
     for s, pid in enumerate(game.players):
         lines.append(
-            f"  {game.names[s]:<8} {render(bots.team_name(teams.get(pid, '')), lang):<14}"
+            f"  {game.names[s]:<8} {render(texts.team_name(teams.get(pid, '')), lang):<14}"
             f" {render(Msg(st.professions[s]), lang)}"
         )
     for rec in public["history"]:
         secrets = tuple(
-            bots.secret_text(game.name_of(c["player"]), c["secret"])
+            texts.secret_text(game.name_of(c["player"]), c["secret"])
             for c in rec.get("choices", [])
             if c.get("secret")
         )
-        lines.append(render(bots.round_text(rec["round"], rec["success"], secrets), lang))
-    lines.append(render(bots.seed_text(game.seed, seed_digest(game.seed)), lang))
+        lines.append(render(texts.round_text(rec["round"], rec["success"], secrets), lang))
+    lines.append(render(texts.seed_text(game.seed, seed_digest(game.seed)), lang))
     return lines
 
 

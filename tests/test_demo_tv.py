@@ -26,7 +26,7 @@ from adapters.tv.demo import DEMO_TEXTS, demo_text, hold_text
 from adapters.tv.texts import TEXTS as TV_TEXTS
 from gameflow.core.state import seed_digest
 from gameflow.core.text import msg
-from gameflow.games.station.bots import winner_text
+from gameflow.games.station.reveal import winner_text
 from gameflow.i18n import render
 
 pytestmark = pytest.mark.station

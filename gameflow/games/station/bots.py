@@ -496,38 +496,3 @@ def votes(game: Game, probs: Sequence[float], policy: Policy = DEFAULT) -> list[
         out.append(Vote(game.players[s], seq, None if target == NOBODY else game.players[target]))
     return out
 
-
-# -- texts for the demo's reveal --------------------------------------------------------
-
-
-def winner_text(winner: str | None) -> Msg:
-    if winner == "loyal":
-        return msg(N_("Winner: the loyal crew."))
-    if winner == "infiltrators":
-        return msg(N_("Winner: the infiltrators."))
-    return msg(N_("The game ended without a winner."))
-
-
-def team_name(team: str) -> Msg:
-    return msg(N_("infiltrator")) if team == "infiltrator" else msg(N_("loyal"))
-
-
-def secret_text(name: str, kind: str) -> Msg:
-    if kind == "trap":
-        return msg(N_("{name} set the trap"), name=name)
-    return msg(N_("{name} sabotaged"), name=name)
-
-
-def round_text(round_: int, success: bool, secrets: tuple[Msg, ...]) -> Msg:
-    result = msg(N_("success")) if success else msg(N_("failure"))
-    if not secrets:
-        return msg(N_("Round {round}: {result}, no secret actions."), round=round_, result=result)
-    return msg(
-        N_("Round {round}: {result}; {secrets}."), round=round_, result=result, secrets=secrets
-    )
-
-
-def seed_text(seed: str, digest: str) -> Msg:
-    return msg(
-        N_("Seed: {seed} (SHA-256 {digest}, published at the start)."), seed=seed, digest=digest
-    )
