@@ -95,6 +95,7 @@ class OutboxLoop(abc.ABC):
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._active: dict[str, asyncio.Task[int]] = {}  # game -> its delivery here
+        self._again: set[str] = set()  # active games found ready again meanwhile
         self._handing: set[str] = set()  # games whose batch is not all handed on yet
         self._looking = False  # asking the store which games have messages
         self.reclaimed = 0  # entries handed out again after a dead consumer
@@ -184,7 +185,10 @@ class OutboxLoop(abc.ABC):
             self._looking = False
         now = self.wall()
         for game_id in ready:
-            if game_id in self._active or self._held(game_id, now):
+            if game_id in self._active:
+                self._again.add(game_id)  # more came meanwhile: look again when done
+                continue
+            if self._held(game_id, now):
                 continue
             if self.held.pop(game_id, None) is not None:
                 self.released.add(game_id)  # its first batch holds the night's messages
@@ -198,10 +202,15 @@ class OutboxLoop(abc.ABC):
     def _done(self, game_id: str, task: asyncio.Task[int]) -> None:
         self._active.pop(game_id, None)
         self._handing.discard(game_id)
+        again = game_id in self._again
+        self._again.discard(game_id)
         if not task.cancelled() and task.exception() is not None:
             log.error("%s delivery of %s failed", self.channel, game_id, exc_info=task.exception())
-        elif not task.cancelled() and task.result():
-            self._wake.set()  # a full batch may have more behind it
+        elif not task.cancelled() and (again or task.result() >= self.batch):
+            # Found ready while its batch was out (a commit since), or a full
+            # batch that may have more behind it: look again now. Otherwise the
+            # batch was all there was (issue #20: no look that finds nothing).
+            self._wake.set()
 
     async def once(self, *, scan: bool = False) -> int:
         """One pass, waited for: every ready game's next batch delivered (those
