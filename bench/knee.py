@@ -49,18 +49,17 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import aiohttp  # noqa: E402
-from twilio.request_validator import RequestValidator  # noqa: E402
 
 from adapters.sms import sheet as S  # noqa: E402
 from adapters.sms.directory import player_id  # noqa: E402
 from bench.common import machine, pct, redis_url  # noqa: E402
-from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio  # noqa: E402
+from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio, inbound  # noqa: E402
 from tests.scale_workers import Worker, cpu_seconds  # noqa: E402
 from tests.sms_typist import Typist  # noqa: E402
 
@@ -110,7 +109,6 @@ class Driver:
         self.store = store
         self.twilio = twilio
         self.interval = interval
-        self.validator = RequestValidator(AUTH_TOKEN)
         self.sent: list[tuple[float, float]] = []  # (sent at, round trip)
         self.errors = 0
         self.games_done = 0
@@ -131,19 +129,7 @@ class Driver:
         return self._inboxes.get(phone, [])
 
     async def text(self, phone: str, body: str) -> None:
-        params = {
-            "MessageSid": f"SM{uuid.uuid4().hex}",
-            "AccountSid": ACCOUNT_SID,
-            "From": phone,
-            "To": FROM,
-            "Body": body,
-            "NumMedia": "0",
-        }
-        headers = {
-            "X-Twilio-Signature": self.validator.compute_signature(PUBLIC + "/sms/twilio", params),
-            "Content-Type": "application/x-www-form-urlencoded",
-        }
-        data = urlencode(params).encode()
+        data, headers = inbound(PUBLIC + "/sms/twilio", f"SM{uuid.uuid4().hex}", phone, FROM, body)
         for _ in range(5):
             worker = self.workers[next(self._turn) % len(self.workers)]
             t0 = time.monotonic()

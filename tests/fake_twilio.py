@@ -22,12 +22,32 @@ import time
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 from adapters.sms.segments import segments
 
 ACCOUNT_SID = "AC" + "0123456789abcdef" * 2
 AUTH_TOKEN = "f00dfeedf00dfeedf00dfeedf00dfeed"
+
+
+def inbound(url: str, sid: str, phone: str, to: str, body: str) -> tuple[bytes, dict[str, str]]:
+    """The form body and headers of Twilio's inbound-text webhook to `url` (the
+    public URL Twilio signs), signed with `AUTH_TOKEN` as Twilio signs it."""
+    from twilio.request_validator import RequestValidator
+
+    params = {
+        "MessageSid": sid,
+        "AccountSid": ACCOUNT_SID,
+        "From": phone,
+        "To": to,
+        "Body": body,
+        "NumMedia": "0",
+    }
+    headers = {
+        "X-Twilio-Signature": RequestValidator(AUTH_TOKEN).compute_signature(url, params),
+        "Content-Type": "application/x-www-form-urlencoded",
+    }
+    return urlencode(params).encode(), headers
 
 
 class _Server(ThreadingHTTPServer):

@@ -71,11 +71,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import aiohttp
 import pytest
-from twilio.request_validator import RequestValidator
 
 from adapters.sms import grammar as G
 from adapters.sms import sheet as S
@@ -90,7 +88,7 @@ from gameflow.i18n import LANGUAGES, render
 from gameflow.replay import parse_step
 from service.outbox import DEFAULT_CLAIM_IDLE
 from tests.fake_telegram import TOKEN, FakeBotApi, Users, serving
-from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
+from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio, inbound
 from tests.scale_workers import Worker, cpu_seconds
 from tests.sms_typist import Typist, asked
 from tests.store_helpers import (
@@ -241,7 +239,6 @@ class Driver:
         self.store = store
         self.users = Users(start=10_000)
         self.sids = itertools.count(1)
-        self.validator = RequestValidator(AUTH_TOKEN)
         self.sent: dict[str, list[Sent]] = {}  # game id -> its acknowledged inputs
         self.acks = 0
         self.unanswered = 0  # no answer at all: the worker died (or timed out)
@@ -296,19 +293,8 @@ class Driver:
     async def text(self, home: int, phone: str, body: str) -> str:
         """`phone` texts `body`; returns the MessageSid once acknowledged."""
         sid = f"SM{next(self.sids):032x}"
-        params = {
-            "MessageSid": sid,
-            "AccountSid": ACCOUNT_SID,
-            "From": phone,
-            "To": FROM,
-            "Body": body,
-            "NumMedia": "0",
-        }
-        headers = {
-            "X-Twilio-Signature": self.validator.compute_signature(PUBLIC + "/sms/twilio", params),
-            "Content-Type": "application/x-www-form-urlencoded",
-        }
-        await self.deliver(home, "/sms/twilio", urlencode(params).encode(), headers)
+        data, headers = inbound(PUBLIC + "/sms/twilio", sid, phone, FROM, body)
+        await self.deliver(home, "/sms/twilio", data, headers)
         return sid
 
     async def telegram(self, home: int, uid: int, command: str) -> str:
