@@ -495,4 +495,3 @@ def votes(game: Game, probs: Sequence[float], policy: Policy = DEFAULT) -> list[
             target = loyal[0] if loyal else NOBODY
         out.append(Vote(game.players[s], seq, None if target == NOBODY else game.players[target]))
     return out
-
