@@ -46,7 +46,7 @@ from cachetools import LRUCache
 
 from gameflow.core.campaign import is_campaign, quiet_ahead
 from gameflow.core.state import LOBBY, Game
-from service.outbox import DEFAULT_CLAIM_IDLE, OutboxEntry
+from service.outbox import DEFAULT_CLAIM_IDLE, MAX_BATCH, OutboxEntry
 from service.ports import GameStore
 
 log = logging.getLogger(__name__)
@@ -206,7 +206,7 @@ class OutboxLoop(abc.ABC):
         self._again.discard(game_id)
         if not task.cancelled() and task.exception() is not None:
             log.error("%s delivery of %s failed", self.channel, game_id, exc_info=task.exception())
-        elif not task.cancelled() and (again or task.result() >= self.batch):
+        elif not task.cancelled() and (again or task.result() >= min(self.batch, MAX_BATCH)):
             # Found ready while its batch was out (a commit since), or a full
             # batch that may have more behind it: look again now. Otherwise the
             # batch was all there was (issue #20: no look that finds nothing).
