@@ -47,9 +47,9 @@ def test_the_sms_sheet_records_keep_the_latest_games(monkeypatch: pytest.MonkeyP
     sheets = SentSheets(None)
     games = [f"g{i}" for i in range(5)]
     for g in games:
-        sheets._remember(g, "{}")
-    sheets._remember(games[2], "{}")  # written again: the most recent now
-    sheets._remember("g5", "{}")
+        sheets._seen[g] = "{}"
+    sheets._seen[games[2]] = "{}"  # written again: the most recent now
+    sheets._seen["g5"] = "{}"
     assert kept(sheets._seen, [*games, "g5"]) == ["g2", "g4", "g5"]
 
 

@@ -312,7 +312,7 @@ class SentSheets:
                 how[player] = closed
             if (keys, how) == before:
                 if fresh:
-                    self._remember(game_id, raw)
+                    self._seen[game_id] = raw
                     return
                 fresh = True
                 continue
@@ -321,14 +321,11 @@ class SentSheets:
                 doc["c"] = how
             new = json.dumps(doc, sort_keys=True)
             if await self._swap(game_id, raw, new):
-                self._remember(game_id, new)
+                self._seen[game_id] = new
                 return
             fresh = True
         self._seen.pop(game_id, None)
         log.warning("SMS sheets of %s: lost the race %d times", game_id, TRIES)
-
-    def _remember(self, game_id: str, raw: str | None) -> None:
-        self._seen[game_id] = raw
 
 
 def record_of(payload: Mapping[str, Any]) -> tuple[str | None, str | None]:

@@ -320,7 +320,7 @@ class RedisOutbox:
     async def flag_before(self, game_id: str, channels: Sequence[str]) -> list[list[str]]:
         """A Cluster: the hints of a commit's channels, right before its script
         (a worker killed after the script leaves them; see the module's doc).
-        Returns per channel [channel, score before or '', score set] (`undo_before`).
+        Returns per channel [channel, score before or '', score set] (`flag_after`).
         If it fails (the ready set's node away), the commit fails before its
         script: nothing written, retried as after any store error."""
         if not channels:
@@ -330,9 +330,21 @@ class RedisOutbox:
             got = await pipe.execute()
         return [[c, str(old), str(mine)] for c, (old, mine) in zip(channels, got, strict=True)]
 
-    def undo_before(self, pipe: Any, game_id: str, bumps: Sequence[Sequence[str]]) -> None:
-        """Queue the undoing of `flag_before`'s bumps for a refused commit: each
-        hint as it was, unless bumped again since."""
+    def flag_after(
+        self,
+        pipe: Any,
+        game_id: str,
+        channels: Sequence[str],
+        bumps: Sequence[Sequence[str]],
+        *,
+        landed: bool,
+    ) -> None:
+        """Queue what follows a script that `flag_before` bumped for: the hints
+        bumped again if its messages `landed`, else the bumps undone (each hint
+        as it was, unless bumped again since: a refused commit wrote none)."""
+        if landed:
+            self.flag_ready(pipe, game_id, channels)
+            return
         for channel, old, mine in bumps:
             pipe.eval(_UNDO, 1, self._ready(channel), game_id, mine, old)
 
@@ -342,10 +354,8 @@ class RedisOutbox:
         added = int(await self._append(keys=[self._game(game_id), *keys], args=args))
         if later:
             async with self.client.pipeline(transaction=False) as pipe:
-                if added:
-                    self.flag_ready(pipe, game_id, later)
-                else:  # nothing new (a game gone, keys written already)
-                    self.undo_before(pipe, game_id, bumps)
+                # nothing new: a game gone, or its keys written already
+                self.flag_after(pipe, game_id, later, bumps, landed=bool(added))
                 await pipe.execute()
         return added
 

@@ -240,9 +240,7 @@ class RedisStore(RedisOutbox):
                 if ok:
                     for (identity, _), value in zip(binds, values, strict=True):
                         pipe.set(self._g("who:" + identity), value)
-                    self.flag_ready(pipe, game_id, later)
-                else:  # refused: no messages, the bumps before it undone
-                    self.undo_before(pipe, game_id, bumps)
+                self.flag_after(pipe, game_id, later, bumps, landed=ok)
                 await pipe.execute()
         if ok and game.over:
             await self.finish(game_id)
