@@ -59,8 +59,8 @@ import aiohttp  # noqa: E402
 from adapters.sms import sheet as S  # noqa: E402
 from adapters.sms.directory import player_id  # noqa: E402
 from bench.common import machine, pct, redis_url  # noqa: E402
-from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio, inbound  # noqa: E402
-from tests.scale_workers import Worker, cpu_seconds  # noqa: E402
+from tests.fake_twilio import FakeTwilio, inbound  # noqa: E402
+from tests.scale_workers import Worker, cpu_seconds, sms_worker_env  # noqa: E402
 from tests.sms_typist import Typist  # noqa: E402
 
 NAMES = ["Kristoffer", "Ingeborg", "Sigurd", "Åse", "Bjørnar"]
@@ -278,26 +278,9 @@ async def commands(ports: list[int]) -> dict[str, int]:
 
 
 def worker_env(url: str, prefix: str, twilio: FakeTwilio) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TELEGRAM_", "TWILIO_", "PUBLIC_BASE_URL", "MULDVARP_", "SMS_"))
-    }
     sep = "&" if "?" in url else "?"
-    env.update(
-        REDIS_URL=url if "+cluster" in url else f"{url}{sep}max_connections=1000",
-        MULDVARP_PREFIX=prefix,
-        LOG_LEVEL="WARNING",
-        PYTHONPATH=str(ROOT),
-        PUBLIC_BASE_URL=PUBLIC,
-        TWILIO_ACCOUNT_SID=ACCOUNT_SID,
-        TWILIO_AUTH_TOKEN=AUTH_TOKEN,
-        TWILIO_FROM=FROM,
-        TWILIO_API_BASE_URL=twilio.base_url,
-        SMS_RATE="0",
-        SMS_ID_KEY=ID_KEY,
-    )
-    return env
+    redis = url if "+cluster" in url else f"{url}{sep}max_connections=1000"
+    return sms_worker_env(redis, prefix, twilio.base_url, public=PUBLIC, sender=FROM, id_key=ID_KEY)
 
 
 def redis_pids(ports: list[int]) -> list[int]:

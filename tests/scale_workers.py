@@ -1,5 +1,6 @@
-"""Worker processes for tests/test_scale.py: `muldvarp serve` as a child process,
-its printed lines kept, its readiness and its CPU time."""
+"""Worker processes for tests/test_scale.py and bench/knee.py: `muldvarp serve`
+as a child process, its environment, its printed lines kept, its readiness and
+its CPU time."""
 
 from __future__ import annotations
 
@@ -14,6 +15,40 @@ import time
 from pathlib import Path
 
 import aiohttp
+
+from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN
+
+ROOT = Path(__file__).resolve().parent.parent  # the checkout the workers run from
+
+
+def sms_worker_env(
+    redis_url: str, prefix: str, twilio_api: str, *, public: str, sender: str, id_key: str,
+    **more: str,
+) -> dict[str, str]:  # fmt: skip
+    """A worker's whole environment: this process's, less every channel and
+    project setting it may carry, then Redis at `redis_url` under `prefix`,
+    SMS through the fake Twilio at `twilio_api` (no pace to keep) as `sender`,
+    signed for `public`, and `more` (a Telegram bot, say)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TELEGRAM_", "TWILIO_", "PUBLIC_BASE_URL", "MULDVARP_", "SMS_"))
+    }
+    env.update(
+        REDIS_URL=redis_url,
+        MULDVARP_PREFIX=prefix,
+        LOG_LEVEL="WARNING",
+        PYTHONPATH=str(ROOT),
+        PUBLIC_BASE_URL=public,
+        TWILIO_ACCOUNT_SID=ACCOUNT_SID,
+        TWILIO_AUTH_TOKEN=AUTH_TOKEN,
+        TWILIO_FROM=sender,
+        TWILIO_API_BASE_URL=twilio_api,
+        SMS_RATE="0",
+        SMS_ID_KEY=id_key,
+        **more,
+    )
+    return env
 
 
 def free_port() -> int:

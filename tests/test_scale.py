@@ -88,8 +88,8 @@ from gameflow.i18n import LANGUAGES, render
 from gameflow.replay import parse_step
 from service.outbox import DEFAULT_CLAIM_IDLE
 from tests.fake_telegram import TOKEN, FakeBotApi, Users, serving
-from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio, inbound
-from tests.scale_workers import Worker, cpu_seconds
+from tests.fake_twilio import FakeTwilio, inbound
+from tests.scale_workers import Worker, cpu_seconds, sms_worker_env
 from tests.sms_typist import Typist, asked
 from tests.store_helpers import (
     cluster_url_or_fail,
@@ -101,7 +101,6 @@ from tests.store_helpers import (
 
 pytestmark = pytest.mark.store
 
-ROOT = Path(__file__).resolve().parent.parent
 GAMES = int(os.environ.get("MULDVARP_SCALE_GAMES", "200"))
 TG_EVERY = 4  # every 4th game hosted from Telegram, with short timers
 NAMES = ["Kristoffer", "Ingeborg", "Sigurd", "Åse", "Bjørnar"]
@@ -129,29 +128,18 @@ class Setting:
     workers: list[Worker] = field(default_factory=list)
 
     def env(self, bot_api: str) -> dict[str, str]:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("TELEGRAM_", "TWILIO_", "PUBLIC_BASE_URL", "MULDVARP_", "SMS_"))
-        }
         sep = "&" if "?" in self.url else "?"
-        env.update(
-            REDIS_URL=f"{self.url}{sep}max_connections={MAX_CONNECTIONS}",
-            MULDVARP_PREFIX=self.prefix,
-            LOG_LEVEL="WARNING",
-            PYTHONPATH=str(ROOT),
-            PUBLIC_BASE_URL=PUBLIC,
+        return sms_worker_env(
+            f"{self.url}{sep}max_connections={MAX_CONNECTIONS}",
+            self.prefix,
+            self.twilio.base_url,
+            public=PUBLIC,
+            sender=FROM,
+            id_key=ID_KEY,
             TELEGRAM_BOT_TOKEN=TOKEN,
             TELEGRAM_WEBHOOK_SECRET=SECRET,
             TELEGRAM_API_BASE_URL=bot_api,
-            TWILIO_ACCOUNT_SID=ACCOUNT_SID,
-            TWILIO_AUTH_TOKEN=AUTH_TOKEN,
-            TWILIO_FROM=FROM,
-            TWILIO_API_BASE_URL=self.twilio.base_url,
-            SMS_RATE="0",  # the fake API has no pace to keep
-            SMS_ID_KEY=ID_KEY,
         )
-        return env
 
 
 @pytest.fixture(params=redis_kinds("redis", "cluster"))
