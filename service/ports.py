@@ -78,6 +78,12 @@ class GameStore(OutboxStore, Protocol):
         """The current state, or None if there is no such game."""
         ...
 
+    async def load_with(self, game_id: str, name: str) -> tuple[Game | None, str | None]:
+        """`load` and `get_attr(name)` in one read (one round trip on Redis):
+        an input that needs both (the SMS gateway: the game and the record of
+        the sheet last texted) does not pay for two."""
+        ...
+
     async def initial(self, game_id: str) -> Game | None:
         """The state the game was created in: the log replays from it."""
         ...

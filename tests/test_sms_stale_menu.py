@@ -133,7 +133,18 @@ def test_a_number_for_the_older_menu_is_refused_until_the_new_one_came(
         assert w.inbox(naysayer)[inbox[naysayer] :][-1:] != [stale]
         # The same number, now that the new menu is on the phone, counts.
         texted = len(w.inbox(late))
-        await w.text(late, "1")
+        reads: list[str] = []
+        get_attr = w.store.get_attr
+
+        async def counting(game_id: str, name: str) -> str | None:
+            reads.append(name)
+            return await get_attr(game_id, name)
+
+        w.store.get_attr = counting  # type: ignore[method-assign]
+        await w.text(late, "1", drain=False)
+        assert reads == []  # the record of texted sheets came with the game, in one read
+        w.store.get_attr = get_attr  # type: ignore[method-assign]
+        await w.sms.drain()
         game = await w.service.load(game_id)
         assert approval(game)[game.seat(w.pid(late))] is True
         assert len(w.inbox(late)) == texted  # taken: no reply in a live game

@@ -248,6 +248,23 @@ def test_an_attribute_swap_is_compare_and_set(make_store: Any) -> None:
     run(go())
 
 
+def test_a_load_with_an_attribute_reads_both(make_store: Any) -> None:
+    async def go() -> None:
+        async with make_store() as store:
+            assert await store.load_with("g1", "n") == (None, None)
+            game = lobby(5)
+            await store.create(game)
+            assert await store.load_with("g1", "n") == (game, None)
+            await store.set_attr("g1", "n", "7")
+            assert await store.load_with("g1", "n") == (game, "7")
+            assert await store.load_with("g1", "other") == (game, None)
+            moved, entry = step(game, A.Join("p7", None, "P7"))
+            await store.commit("g1", game.version, moved, entry)
+            assert await store.load_with("g1", "n") == (moved, "7")
+
+    run(go())
+
+
 def test_tv_tokens_and_global_claims(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:

@@ -22,7 +22,6 @@ its time ran out), is the delivery's record (`SentSheets`).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -31,7 +30,8 @@ from adapters.sms import grammar as G
 from adapters.sms import opt_out, short
 from adapters.sms import render as R
 from adapters.sms import sheet as S
-from adapters.sms.directory import Directory, is_sms, player_id
+from adapters.sms.directory import Directory, player_id
+from adapters.sms.host_reports import HostHook, HostReports, player_name
 from adapters.sms.notifier import (
     ACTING,
     ANSWERED,
@@ -43,8 +43,11 @@ from adapters.sms.notifier import (
     split,
     texted,
 )
+from adapters.sms.notifier import (
+    ATTR as SHEETS,
+)
 from adapters.sms.outbound import Outbox, OutMessage
-from adapters.sms.phones import e164, short_mask
+from adapters.sms.phones import e164
 from adapters.sms.segments import prepare
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
@@ -52,7 +55,7 @@ from gameflow.core.away import parse_until
 from gameflow.core.engine import legal
 from gameflow.core.legal import find
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, msg
 from gameflow.i18n import render
 from service.games import GameNotFound, GameService
 from service.ports import GameStore
@@ -74,24 +77,25 @@ STALE = N_(
     "answer that one. MENU sends it again."
 )
 
-# A host that is not an SMS player (Telegram) is told through this hook.
-HostHook = Callable[[Game, Msg], Awaitable[None]]
 # A fresh TV link for a game (bots.app's Runtime.tv_link; the Telegram adapter's TvLink).
 TvLink = Callable[[Game], Awaitable[str | None]]
 
 
 class Say(list[str]):
     """The reply's lines, and the key of the sheet it carries (recorded as
-    texted when the reply is delivered)."""
+    texted when the reply is delivered). `texted` is the game's record of
+    the sheets last texted (SentSheets), read with the game when the text
+    came in (one round trip for both), or None when not read."""
 
     sheet: str | None = None
+    texted: tuple[str, str | None] | None = None  # (game id, the record)
 
     def ask(self, game: Game, sh: S.Sheet) -> None:
         self.append(S.text(game, sh, game.lang))
         self.sheet = sh.key
 
 
-class Gateway:
+class Gateway(HostReports):
     def __init__(
         self,
         service: GameService,
@@ -145,10 +149,10 @@ class Gateway:
 
     async def _handle(self, sid: str, phone: str, body: str, quiet: bool) -> None:
         player = self.player_of(phone)
-        game = await self._game_of(phone)
+        say = Say()
+        game = await self._game_of(phone, say)
         # A phone in no game is answered in the language of the word it used.
         lang = game.lang if game is not None else G.language_of(body) or self.settings.default_lang
-        say = Say()
         control = opt_out.classify(body)
         if control is not None:
             await self._control(control, sid, phone, player, game, lang, say)
@@ -171,12 +175,19 @@ class Gateway:
             else:
                 await self.reply(phone, "\n".join(say), lang=lang, secret=True, player=player)
 
-    async def _game_of(self, phone: str) -> Game | None:
+    async def _game_of(self, phone: str, say: Say | None = None) -> Game | None:
+        """The game `phone` is in (None: none, or it is over). With `say`, the
+        game's record of the sheets last texted is read in the same round
+        trip and kept there (`Say.texted`) for `_older`."""
         where = await self.store.whereis(phone)
         if where is None:
             return None
         try:
-            game = await self.service.load(where[0])
+            if say is None or self.sheets.store is None:  # (no record in the store)
+                game = await self.service.load(where[0])
+            else:
+                game, record = await self.service.load_with(where[0], SHEETS)
+                say.texted = (game.id, record)
         except GameNotFound:
             return None
         return None if game.over else game
@@ -196,10 +207,10 @@ class Gateway:
             say.append(R.t(R.HELP, lang))
         elif kind == opt_out.STOP:
             if await self.directory.opt_out(phone, self.clock()) and game is not None:
-                await self.tell_host(game, msg(R.OPTED_OUT, name=_name(game, player)), sid)
+                await self.tell_host(game, msg(R.OPTED_OUT, name=player_name(game, player)), sid)
         elif kind == opt_out.RESUME:
             if await self.directory.opt_in(phone) and game is not None:
-                await self.tell_host(game, msg(R.OPTED_IN, name=_name(game, player)), sid)
+                await self.tell_host(game, msg(R.OPTED_IN, name=player_name(game, player)), sid)
             if game is not None:
                 await self.status_text(game, player, say)
 
@@ -360,7 +371,7 @@ class Gateway:
         if sh is None:
             say.append(await self.nothing_now(game, player))
             return
-        if G.leads_with_number(body) and await self._older(game, player, sh):
+        if G.leads_with_number(body) and await self._older(game, player, sh, say):
             say.append(R.t(STALE, lang))
             return
         found = S.read(game, sh, player, body)
@@ -370,9 +381,13 @@ class Gateway:
             return
         await self._submit(sid, game, found, player, say, answer=True)
 
-    async def _older(self, game: Game, player: str, sh: S.Sheet) -> bool:
-        """Whether the player's last texted menu is not `sh` (see `_answer`)."""
-        key, closed = await self.sheets.last(game.id, player)
+    async def _older(self, game: Game, player: str, sh: S.Sheet, say: Say) -> bool:
+        """Whether the player's last texted menu is not `sh` (see `_answer`);
+        the record read with the game when there is one (no awaits between)."""
+        if say.texted is not None and say.texted[0] == game.id:
+            key, closed = SentSheets.last_in(say.texted[1], player)
+        else:
+            key, closed = await self.sheets.last(game.id, player)
         return (key is not None or closed is not None) and key != sh.key
 
     async def nothing_now(self, game: Game, player: str) -> str:
@@ -431,35 +446,6 @@ class Gateway:
         if sh is None and player != game.host:
             say.append(await self.nothing_now(game, player))
 
-    async def roster(self, game: Game) -> str:
-        """The players, SMS ones with a masked number ("Åse *67"; STOP if they
-        opted out): the host's view, short enough for 15 players in two segments."""
-        parts = []
-        for pid, name in zip(game.players, game.names, strict=True):
-            phone = await self.directory.phone_of(pid)
-            if phone is None:
-                parts.append(name)
-            elif await self.directory.opted_out(phone):
-                parts.append(f"{name} {short_mask(phone)} STOP")
-            else:
-                parts.append(f"{name} {short_mask(phone)}")
-        return ", ".join(parts)
-
-    async def tell_host(self, game: Game, text: Msg, key: str) -> None:
-        """A report to the host: by SMS if the host texts (through the game's
-        outbox, under `key`: a report made twice is sent once), else through
-        the hook."""
-        sent = False
-        if is_sms(game.host) and (await self.directory.reachable([game.host])):
-            lines = [render(text, game.lang)]
-            messages = self.composer.messages(game, game.host, lines, False, f"h:{key}")
-            await self.store.append_outbox(game.id, messages)
-            sent = True
-        if not sent and self.host_hook is not None:
-            await self.host_hook(game, text)
-        elif not sent:
-            log.warning("no way to tell the host of %s: %s", game.id, text.msgid)
-
     async def reply(
         self,
         phone: str,
@@ -475,35 +461,3 @@ class Gateway:
         body = prepare(text, lang or self.settings.default_lang, self.settings.transliterate)
         for chunk in split(body):
             await self.outbox.send(OutMessage(phone, chunk, game, player, secret))
-
-    # -- delivery reports -------------------------------------------------------------
-
-    async def status(self, sid: str, status: str, error: str | None) -> None:
-        """A status callback: record it; a failed private text is reported to the host."""
-        before = await self.directory.update_status(sid, status, error, self.clock())
-        if before is None or status not in ("failed", "undelivered"):
-            return
-        if before.status in ("failed", "undelivered") or not before.secret:
-            return
-        await self.report_failure(before.game, before.player, sid)
-
-    async def report_failure(self, game_id: str | None, player: str | None, key: str) -> None:
-        if game_id is None or player is None:
-            return
-        try:
-            game = await self.service.load(game_id)
-        except GameNotFound:
-            return
-        if player != game.host:
-            await self.tell_host(game, msg(R.UNDELIVERED, name=_name(game, player)), f"f:{key}")
-
-    async def on_failed(self, message: OutMessage, error: str) -> None:
-        """The sender's hook: Twilio refused a private text outright."""
-        # The text's own digest (no number in the store's keys): one report per text.
-        key = hashlib.sha256(f"{message.to}\n{message.body}".encode()).hexdigest()[:24]
-        await self.report_failure(message.game, message.player, key)
-
-
-def _name(game: Game, player: str) -> str:
-    seat = game.seat(player)
-    return game.names[seat] if seat >= 0 else "?"

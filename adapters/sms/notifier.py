@@ -269,7 +269,12 @@ class SentSheets:
     async def last(self, game_id: str, player: str) -> tuple[str | None, str | None]:
         """What `player` was last texted, in one read: (the sheet's key, how
         it closed). (None, None): nothing recorded (no question texted yet)."""
-        keys, how = self._parse(await self._get(game_id))
+        return self.last_in(await self._get(game_id), player)
+
+    @classmethod
+    def last_in(cls, raw: str | None, player: str) -> tuple[str | None, str | None]:
+        """`last` from a record already read (GameStore.load_with, with the game)."""
+        keys, how = cls._parse(raw)
         return keys.get(player), how.get(player)
 
     async def closed(self, game_id: str, player: str) -> str | None:

@@ -38,7 +38,8 @@ from twilio.rest import Client
 
 from adapters.sms.delivery import Delivery
 from adapters.sms.directory import Directory, SqliteDirectory
-from adapters.sms.inbound import Gateway, HostHook, TvLink
+from adapters.sms.host_reports import HostHook
+from adapters.sms.inbound import Gateway, TvLink
 from adapters.sms.notifier import SentSheets, SmsComposer
 from adapters.sms.outbound import Outbox, twilio_client
 from adapters.sms.settings import SmsSettings

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from cachetools import LRUCache
 from redis.asyncio.cluster import RedisCluster
 
 from adapters.redis_url import cluster_client, is_cluster
@@ -121,6 +122,9 @@ return 0
 """
 
 
+DECODED_REMEMBERED = 2048  # games whose last snapshot text is kept with its state
+
+
 def _ms(seconds: float) -> int:
     return max(1, round(seconds * 1000))
 
@@ -152,6 +156,8 @@ class RedisStore(RedisOutbox):
         self._delete_if = client.register_script(_DELETE_IF)
         self._unbind = client.register_script(_UNBIND)
         self._swap_attr = client.register_script(_SWAP_ATTR)
+        # game -> (snapshot text, its state) last committed or decoded here
+        self._decoded: LRUCache[str, tuple[str, Game]] = LRUCache(maxsize=DECODED_REMEMBERED)
         self._init_outbox()
 
     @classmethod
@@ -194,7 +200,27 @@ class RedisStore(RedisOutbox):
 
     async def load(self, game_id: str) -> Game | None:
         text = await self.client.hget(self._game(game_id), "snapshot")
-        return None if text is None else decode_game(text)
+        return None if text is None else self._decode(game_id, text)
+
+    async def load_with(self, game_id: str, name: str) -> tuple[Game | None, str | None]:
+        text, value = await self.client.hmget(self._game(game_id), ["snapshot", "attr:" + name])
+        game = None if text is None else self._decode(game_id, text)
+        return game, None if game is None or value is None else str(value)
+
+    def _decode(self, game_id: str, text: str | bytes) -> Game:
+        """The state a snapshot's text holds. The text this process last
+        committed or decoded for the game is kept with its state: the same
+        text again (the next input after our own commit, a view of an
+        unchanged game) costs a comparison, not a decoding. A state is
+        immutable, so sharing it is safe; any other text is decoded."""
+        if isinstance(text, bytes):  # (a client without decode_responses)
+            text = text.decode()
+        known = self._decoded.get(game_id)
+        if known is not None and known[0] == text:
+            return known[1]
+        game = decode_game(text)
+        self._decoded[game_id] = (text, game)
+        return game
 
     async def initial(self, game_id: str) -> Game | None:
         text = await self.client.hget(self._game(game_id), "initial")
@@ -212,10 +238,11 @@ class RedisStore(RedisOutbox):
     ) -> CommitResult:
         hashed = self._game(game_id)
         keys = [hashed, hashed + ":log", f"{hashed}:k:{key or ''}", hashed + ":who"]
+        snapshot = encode_game(game)
         args: list[str | int] = [
             expected,
             game.version,
-            encode_game(game),
+            snapshot,
             json.dumps(entry, ensure_ascii=False, separators=(",", ":")),
             "1" if key is not None else "0",
             _ms(self.dedupe_ttl),
@@ -235,6 +262,8 @@ class RedisStore(RedisOutbox):
         status, version = await self._commit(keys=keys + more_keys, args=args + more_args)
         result = CommitResult(Status(status), int(version))
         ok = result.status is Status.OK
+        if ok:
+            self._decoded[game_id] = (snapshot, game)
         if self.cluster and ((binds and ok) or later):
             async with self.client.pipeline(transaction=False) as pipe:
                 if ok:

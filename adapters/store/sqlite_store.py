@@ -132,6 +132,19 @@ class SqliteStore(SqliteOutbox):
         row = await self._run(lambda db: self._live(db, game_id))
         return None if row is None else decode_game(row[1])
 
+    async def load_with(self, game_id: str, name: str) -> tuple[Game | None, str | None]:
+        def go(db: sqlite3.Connection) -> tuple[str | None, str | None]:
+            row = self._live(db, game_id)
+            if row is None:
+                return None, None
+            value = db.execute(
+                "SELECT value FROM attrs WHERE game = ? AND name = ?", (game_id, name)
+            ).fetchone()
+            return str(row[1]), None if value is None else str(value[0])
+
+        text, value = await self._run(go)
+        return (None if text is None else decode_game(text)), value
+
     async def initial(self, game_id: str) -> Game | None:
         row = await self._run(lambda db: self._live(db, game_id))
         return None if row is None else decode_game(row[2])
