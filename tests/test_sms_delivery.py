@@ -12,6 +12,8 @@ commit and what is decided when a text is sent (adapters/sms/delivery.py).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from adapters.sms.directory import SqliteDirectory
@@ -81,6 +83,45 @@ def test_stop_is_checked_when_a_text_is_sent(fake: FakeTwilio) -> None:
         assert any(r == {"skipped": True} for r in rows)
 
     world_run(fake, body)
+
+
+@pytest.mark.parametrize("rate", [0.0, 1.0])
+def test_a_batch_reads_numbers_and_stops_once_unless_it_waits(
+    fake: FakeTwilio, rate: float
+) -> None:
+    """The role cards of a start are one batch. Sent as fast as Twilio takes
+    them (no pace), one read of the numbers and STOPs serves all of them; at
+    a long code's pace of one a second each text waits its turn, and its
+    number and STOP are read again after the wait."""
+
+    async def main() -> None:
+        w = World(fake, directory=SqliteDirectory(), rate=rate)
+        reads: list[list[str]] = []
+        real = w.sms.directory.reachable
+
+        async def counting(players: Any) -> dict[str, str]:
+            reads.append(list(players))
+            return await real(players)
+
+        w.sms.directory.reachable = counting  # type: ignore[method-assign]
+        try:
+            game_id = await started(w)  # the role cards wait in the outbox
+            before = {p: len(w.inbox(p)) for p in PHONES}
+            reads.clear()
+            await w.sms.drain()
+            assert all(len(w.inbox(p)) > before[p] for p in PHONES)
+            texted = sum(len(w.inbox(p)) - before[p] for p in PHONES)
+            if rate == 0:
+                assert len(reads) == 1, reads
+                assert sorted(reads[0]) == sorted(w.pid(p) for p in PHONES)
+            else:
+                assert len(reads) >= texted, reads  # the batch's read, then one a text
+            assert await w.store.outbox_ready(CHANNEL) == []
+            assert game_id
+        finally:
+            await w.close()
+
+    run(main())
 
 
 async def _keys(w: World, game_id: str) -> list[str]:

@@ -13,11 +13,13 @@ text to be sent again (at most once more per crash): the only duplicate.
 What needs I/O is decided here, at delivery time, not in the commit: the
 player's number (the directory's, so a number changed since is used) and
 STOP (a player who opted out meanwhile is skipped: acked as skipped, their
-private lines are not sent anywhere else). Both are looked up for each text
-just before it goes, not once per batch: a batch at a long code's pace of one
-a second lasts long enough for a STOP to come in during it, and the rest of
-the batch to that player then stays unsent (one directory round trip a text,
-next to Twilio's own). The record of the sheet last
+private lines are not sent anywhere else). Both are read for the whole batch
+in one round trip as it starts (`Numbers`), and read again for a text when
+that read is older than `FRESH` seconds by the sender's clock: a batch at a
+long code's pace of one a second lasts long enough for a STOP to come in
+during it, and the rest of the batch to that player then stays unsent, while
+a batch that Twilio takes at once (a phase change's texts to the table) costs
+one read, not one a text. The record of the sheet last
 texted (`SentSheets`) is written just before the text that carries it is
 handed to Twilio, so an answer to a text on the phone never meets an older
 record; a crash between the record and the send writes it again on the
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from adapters import status_link
@@ -58,6 +61,33 @@ from service.outbox import OutboxEntry
 from service.ports import GameStore
 
 log = logging.getLogger(__name__)
+
+FRESH = 0.25  # seconds a batch's read of numbers and STOPs holds for its next text
+
+
+class Numbers:
+    """The numbers of one batch's players, without those who opted out: read
+    in one round trip for all of them, and read again for one player when
+    the read is older than `FRESH` seconds (a wait for the sender's pace, a
+    slow Twilio) when a text to them is next."""
+
+    def __init__(self, directory: Directory, clock: Callable[[], float]) -> None:
+        self.directory = directory
+        self.clock = clock
+        self._phones: dict[str, str] = {}
+        self._read: set[str] = set()
+        self._at = 0.0
+
+    async def read(self, players: Iterable[str]) -> None:
+        wanted = list(dict.fromkeys(players))
+        if wanted:
+            self._phones = await self.directory.reachable(wanted)
+            self._read, self._at = set(wanted), self.clock()
+
+    async def phone(self, player: str) -> str | None:
+        if player not in self._read or self.clock() - self._at > FRESH:
+            return (await self.directory.reachable([player])).get(player)
+        return self._phones.get(player)
 
 
 class Delivery(OutboxLoop):
@@ -116,10 +146,12 @@ class Delivery(OutboxLoop):
             await self._merged(game_id, batch)
             return
         link: str | None = None
+        numbers = Numbers(self.directory, self.sender.clock)
+        await numbers.read(str(e.payload.get("player")) for e in batch if _texts(e))
         for e in batch:
             if e.payload.get("link") and link is None:
                 link = await self._link(game_id)  # one fresh status link a batch
-            await self._one(e, link)
+            await self._one(e, numbers, link)
 
     async def _merged(self, game_id: str, batch: list[OutboxEntry]) -> None:
         """What a campaign's quiet hours held, sent as few texts as it fits in:
@@ -129,9 +161,11 @@ class Delivery(OutboxLoop):
         open) is the one on the phone. Each entry is acked with the SID of the
         text that carried its end."""
         mine: dict[str, list[OutboxEntry]] = {}
+        numbers = Numbers(self.directory, self.sender.clock)
+        await numbers.read(str(e.payload.get("player")) for e in batch if _texts(e))
         for e in batch:
             if e.payload.get("link"):
-                await self._one(e, await self._link(game_id))
+                await self._one(e, numbers, await self._link(game_id))
                 continue
             mine.setdefault(str(e.payload.get("player")), []).append(e)
         for player, entries in mine.items():
@@ -143,18 +177,19 @@ class Delivery(OutboxLoop):
             result: dict[str, Any] = {}
             if bodies:
                 secret = any(bool(e.payload.get("secret")) for e in entries)
-                result = await self._text(game_id, player, split("\n".join(bodies)), secret)
+                texts = split("\n".join(bodies))
+                result = await self._text(game_id, player, texts, secret, numbers)
             for e in entries:
                 await self.store.ack(CHANNEL, game_id, e.key, result)
 
     async def _text(
-        self, game_id: str, player: str, chunks: list[str], secret: bool
+        self, game_id: str, player: str, chunks: list[str], secret: bool, numbers: Numbers
     ) -> dict[str, Any]:
         """`chunks` to `player`, in order; the ack's result (the last SID).
-        The number and STOP are read now, not at the batch's start (a STOP or
-        a new number since counts); opted out (or no number): skipped, the
-        lines not sent anywhere else."""
-        phone = (await self.directory.reachable([player])).get(player)
+        The number and STOP as `numbers` has them (read again if that read
+        is stale: a STOP or a new number since counts); opted out (or no
+        number): skipped, the lines not sent anywhere else."""
+        phone = await numbers.phone(player)
         if phone is None:
             self.skipped += 1
             return {"skipped": True}
@@ -185,7 +220,7 @@ class Delivery(OutboxLoop):
         sr_latin = self.composer is not None and self.composer.settings.transliterate
         return prepare(text, lang, sr_latin)
 
-    async def _one(self, e: OutboxEntry, link: str | None = None) -> None:
+    async def _one(self, e: OutboxEntry, numbers: Numbers, link: str | None = None) -> None:
         p = e.payload
         player = str(p.get("player"))
         result: dict[str, Any] = {}
@@ -196,5 +231,11 @@ class Delivery(OutboxLoop):
         if sheet is not None or closed is not None:  # first: see the module doc
             await self.sheets.record(e.game_id, player, sheet, closed)
         if body:
-            result = await self._text(e.game_id, player, [str(body)], bool(p.get("secret")))
+            secret = bool(p.get("secret"))
+            result = await self._text(e.game_id, player, [str(body)], secret, numbers)
         await self.store.ack(CHANNEL, e.game_id, e.key, result)
+
+
+def _texts(e: OutboxEntry) -> bool:
+    """Whether the entry is a text to send (not only a record)."""
+    return bool(e.payload.get("body") or e.payload.get("link"))
