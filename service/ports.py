@@ -182,6 +182,22 @@ class GameStore(OutboxStore, Protocol):
         loses one worker's change to another's."""
         ...
 
+    async def ack_and_swap(
+        self,
+        channel: str,
+        game_id: str,
+        key: str,
+        result: Mapping[str, Any] | None,
+        name: str,
+        old: str | None,
+        new: str,
+    ) -> tuple[bool, bool]:
+        """`ack(channel, game_id, key, result)` and then `swap_attr(game_id,
+        name, old, new)` of the same game in one step (one round trip on
+        Redis); what each returned. The SMS delivery acks a text together with
+        the record of the sheet the next text carries."""
+        ...
+
     async def active_games(self) -> list[str]:
         """Games not finished yet (sorted), for the scheduler to re-arm."""
         ...

@@ -11,6 +11,7 @@ import pytest
 from gameflow.core import actions as A
 from gameflow.core.engine import apply
 from gameflow.core.state import Game
+from service.outbox import OutboxMessage
 from service.ports import Status
 from tests.store_helpers import HOST, T0, lobby, ok, run, store_fixture
 
@@ -261,6 +262,41 @@ def test_a_load_with_an_attribute_reads_both(make_store: Any) -> None:
             moved, entry = step(game, A.Join("p7", None, "P7"))
             await store.commit("g1", game.version, moved, entry)
             assert await store.load_with("g1", "n") == (moved, "7")
+
+    run(go())
+
+
+def test_an_ack_and_a_swap_in_one_step(make_store: Any) -> None:
+    """What the SMS delivery does between two texts: the first one's ack and
+    the record the second carries (GameStore.ack_and_swap); each part holds
+    or fails as `ack` and `swap_attr` alone would."""
+
+    async def go() -> None:
+        async with make_store() as store:
+            await store.create(lobby(5))
+            messages = [OutboxMessage("sms", k, {"body": k}) for k in ("a", "b")]
+            await store.append_outbox("g1", messages)
+            batch = await store.take("sms", "g1", "w1", min_idle=60)
+            assert [e.key for e in batch] == ["a", "b"]
+            got = await store.ack_and_swap("sms", "g1", "a", {"sid": "S1"}, "n", None, "1")
+            assert got == (True, True)
+            assert await store.delivered("sms", "g1", "a") == {"sid": "S1"}
+            assert await store.get_attr("g1", "n") == "1"
+            # again: the ack is a repeat, the swap's old value is gone
+            got = await store.ack_and_swap("sms", "g1", "a", {"sid": "S2"}, "n", None, "2")
+            assert got == (False, False)
+            assert await store.delivered("sms", "g1", "a") == {"sid": "S1"}
+            assert await store.get_attr("g1", "n") == "1"
+            # an ack that holds beside a swap that does not (and the reverse)
+            assert await store.ack_and_swap("sms", "g1", "b", {}, "n", "9", "3") == (True, False)
+            assert await store.ack_and_swap("sms", "g1", "zz", {}, "n", "1", "3") == (False, True)
+            assert await store.get_attr("g1", "n") == "3"
+            assert await store.take("sms", "g1", "w1", min_idle=0) == []  # all acked
+            assert await store.outbox_ready("sms") == []
+            assert await store.ack_and_swap("sms", "nowhere", "a", {}, "n", None, "1") == (
+                False,
+                False,
+            )
 
     run(go())
 

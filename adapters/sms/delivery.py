@@ -25,7 +25,10 @@ handed to Twilio, so an answer to a text on the phone never meets an older
 record; a crash between the record and the send writes it again on the
 redelivery.
 
-A batch is sent in order, one text at a time, and acked text by text; games
+A batch is sent in order, one text at a time, and acked text by text: a
+text's ack goes with the record of the sheet the next entry carries, in one
+round trip (`GameStore.ack_and_swap`), or alone, but always before the next
+text is handed to Twilio; games
 are delivered in parallel (`parallel` at once), and one game has one batch
 out at a time (the store's rule), so a menu never overtakes the result it
 follows. Sending one game's texts one by one costs nothing at an SMS sender's
@@ -50,7 +53,8 @@ from typing import Any
 from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
 from adapters.sms.directory import Directory
-from adapters.sms.notifier import CHANNEL, SentSheets, SmsComposer, record_of, split
+from adapters.sms.notifier import ATTR as SHEETS
+from adapters.sms.notifier import CHANNEL, SentSheets, SmsComposer, Swap, record_of, split
 from adapters.sms.outbound import Outbox, OutMessage
 from adapters.sms.segments import prepare
 from adapters.status_link import TvLink
@@ -62,6 +66,8 @@ from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 
+# An entry's ack not made yet: (its key, the result to keep), or None.
+Owed = tuple[str, dict[str, Any]] | None
 FRESH = 0.25  # seconds a batch's read of numbers and STOPs holds for its next text
 
 
@@ -148,10 +154,12 @@ class Delivery(OutboxLoop):
         link: str | None = None
         numbers = Numbers(self.directory, self.sender.clock)
         await numbers.read(str(e.payload.get("player")) for e in batch if _texts(e))
+        owed: Owed = None
         for e in batch:
             if e.payload.get("link") and link is None:
                 link = await self._link(game_id)  # one fresh status link a batch
-            await self._one(e, numbers, link)
+            owed = await self._one(e, numbers, link, owed)
+        await self._settle(game_id, owed)
 
     async def _merged(self, game_id: str, batch: list[OutboxEntry]) -> None:
         """What a campaign's quiet hours held, sent as few texts as it fits in:
@@ -165,7 +173,7 @@ class Delivery(OutboxLoop):
         await numbers.read(str(e.payload.get("player")) for e in batch if _texts(e))
         for e in batch:
             if e.payload.get("link"):
-                await self._one(e, numbers, await self._link(game_id))
+                await self._settle(game_id, await self._one(e, numbers, await self._link(game_id)))
                 continue
             mine.setdefault(str(e.payload.get("player")), []).append(e)
         for player, entries in mine.items():
@@ -220,7 +228,13 @@ class Delivery(OutboxLoop):
         sr_latin = self.composer is not None and self.composer.settings.transliterate
         return prepare(text, lang, sr_latin)
 
-    async def _one(self, e: OutboxEntry, numbers: Numbers, link: str | None = None) -> None:
+    async def _one(
+        self, e: OutboxEntry, numbers: Numbers, link: str | None = None, owed: Owed = None
+    ) -> Owed:
+        """Record and send one entry; its ack is returned, owed, for the next
+        entry's record to carry (or `_settle`). `owed`, the ack of the entry
+        before, is made here before this entry's text goes: a kill still
+        leaves at most that one text to be sent again."""
         p = e.payload
         player = str(p.get("player"))
         result: dict[str, Any] = {}
@@ -229,11 +243,33 @@ class Delivery(OutboxLoop):
             body = self._link_text(link or "", str(p.get("lang", "en")))
         sheet, closed = record_of(p)
         if sheet is not None or closed is not None:  # first: see the module doc
-            await self.sheets.record(e.game_id, player, sheet, closed)
+            first = self._acking(e.game_id, owed) if owed is not None else None
+            if await self.sheets.record(e.game_id, player, sheet, closed, first=first):
+                owed = None
+        await self._settle(e.game_id, owed)
         if body:
             secret = bool(p.get("secret"))
             result = await self._text(e.game_id, player, [str(body)], secret, numbers)
-        await self.store.ack(CHANNEL, e.game_id, e.key, result)
+        return e.key, result
+
+    def _acking(self, game_id: str, owed: tuple[str, dict[str, Any]]) -> Swap | None:
+        """A compare-and-set of the game's sheet record that also makes the
+        owed ack (one round trip), when the record is in the outbox's store."""
+        if self.sheets.store is not self.store:
+            return None
+        key, result = owed
+
+        async def swap(old: str | None, new: str) -> bool:
+            _, swapped = await self.store.ack_and_swap(
+                CHANNEL, game_id, key, result, SHEETS, old, new
+            )
+            return swapped
+
+        return swap
+
+    async def _settle(self, game_id: str, owed: Owed) -> None:
+        if owed is not None:
+            await self.store.ack(CHANNEL, game_id, *owed)
 
 
 def _texts(e: OutboxEntry) -> bool:

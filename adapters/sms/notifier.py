@@ -41,8 +41,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
+from functools import partial
 from typing import Any, NamedTuple
 
 from cachetools import LRUCache
@@ -215,6 +216,10 @@ def _room(text: str, limit: int) -> int:
     return lo
 
 
+# A compare-and-set of a game's record: (old, new) -> whether it held.
+Swap = Callable[[str | None, str], Awaitable[bool]]
+
+
 class SentSheets:
     """What each SMS player of a game was last texted, recorded by the delivery
     once Twilio accepted it: the sheet key (a number is read against that
@@ -284,27 +289,39 @@ class SentSheets:
         return self._parse(await self._get(game_id))[1].get(player)
 
     async def record(
-        self, game_id: str, player: str, key: str | None = None, closed: str | None = None
-    ) -> None:
+        self,
+        game_id: str,
+        player: str,
+        key: str | None = None,
+        closed: str | None = None,
+        *,
+        first: Swap | None = None,
+    ) -> bool:
         """`player` was just texted the sheet `key`, or their question closed
-        (`closed`); a no-op when the record says so already."""
+        (`closed`); a no-op when the record says so already. `first`, when
+        given, makes the first compare-and-set instead of the store's own
+        swap (the delivery's: it acks the text before in the same round
+        trip). True if `first` was called."""
         lock = self._locks.setdefault(game_id, asyncio.Lock())
         self._users[game_id] = self._users.get(game_id, 0) + 1
         try:
             async with lock:
-                await self._record(game_id, player, key, closed)
+                return await self._record(game_id, player, key, closed, first)
         finally:
             self._users[game_id] -= 1
             if not self._users[game_id]:
                 del self._users[game_id], self._locks[game_id]
 
-    async def _record(self, game_id: str, player: str, key: str | None, closed: str | None) -> None:
+    async def _record(
+        self, game_id: str, player: str, key: str | None, closed: str | None, first: Swap | None
+    ) -> bool:
         # The record this process last wrote or read is the first guess: one
         # game's texts are delivered by one consumer at a time, so it is
         # nearly always current and the swap alone is one round trip. A guess
         # that fails the swap, or that says nothing needs changing, is read
         # afresh (another worker may have written since).
         fresh = game_id not in self._seen
+        used = False
         for _ in range(TRIES):
             raw = await self._get(game_id) if fresh else self._seen[game_id]
             keys, how = self._parse(raw)
@@ -318,19 +335,24 @@ class SentSheets:
             if (keys, how) == before:
                 if fresh:
                     self._seen[game_id] = raw
-                    return
+                    return used
                 fresh = True
                 continue
             doc: dict[str, Any] = {"k": keys}
             if how:
                 doc["c"] = how
             new = json.dumps(doc, sort_keys=True)
-            if await self._swap(game_id, raw, new):
+            if first is not None:
+                swap, first, used = first, None, True
+            else:
+                swap = partial(self._swap, game_id)
+            if await swap(raw, new):
                 self._seen[game_id] = new
-                return
+                return used
             fresh = True
         self._seen.pop(game_id, None)
         log.warning("SMS sheets of %s: lost the race %d times", game_id, TRIES)
+        return used
 
 
 def record_of(payload: Mapping[str, Any]) -> tuple[str | None, str | None]:

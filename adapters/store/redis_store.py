@@ -109,6 +109,23 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
 return 1
 """
 
+# The outbox's ack, then the attribute swap, in one script (the two scripts as
+# functions: KEYS and ARGV are their parameters). KEYS: stream, its keys hash,
+# the game's hash, [ready set]. ARGV: key and result as the ack's, then
+# the swap's field, unset flag, old, new, then [game id] for the ready set.
+# Returns {ack's result, swap's}.
+_ACK_SWAP = f"""
+local function ack(KEYS, ARGV)
+{redis_outbox._ACK}
+end
+local function swap(KEYS, ARGV)
+{_SWAP_ATTR}
+end
+local ready, game = KEYS[4], ARGV[7]
+return {{ack({{KEYS[1], KEYS[2], ready}}, {{ARGV[1], ARGV[2], game}}),
+        swap({{KEYS[3]}}, {{ARGV[3], ARGV[4], ARGV[5], ARGV[6]}})}}
+"""
+
 _DELETE_IF = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -156,6 +173,7 @@ class RedisStore(RedisOutbox):
         self._delete_if = client.register_script(_DELETE_IF)
         self._unbind = client.register_script(_UNBIND)
         self._swap_attr = client.register_script(_SWAP_ATTR)
+        self._ack_swap = client.register_script(_ACK_SWAP)
         # game -> (snapshot text, its state) last committed or decoded here
         self._decoded: LRUCache[str, tuple[str, Game]] = LRUCache(maxsize=DECODED_REMEMBERED)
         self._init_outbox()
@@ -359,6 +377,26 @@ class RedisStore(RedisOutbox):
         key = self._game(game_id)
         if await self.client.exists(key):
             await self.client.hset(key, "attr:" + name, value)
+
+    async def ack_and_swap(
+        self,
+        channel: str,
+        game_id: str,
+        key: str,
+        result: Mapping[str, Any] | None,
+        name: str,
+        old: str | None,
+        new: str,
+    ) -> tuple[bool, bool]:
+        stream = self._stream(game_id, channel)
+        text = json.dumps(dict(result or {}), ensure_ascii=False, separators=(",", ":"))
+        keys = [stream, stream + ":keys", self._game(game_id)]
+        args = [key, text, "attr:" + name, "1" if old is None else "0", old or "", new]
+        if not self.cluster:  # as `ack`: the hint's drop when the stream empties
+            keys.append(self._ready(channel))
+            args.append(game_id)
+        acked, swapped = await self._ack_swap(keys=keys, args=args)
+        return int(acked) == 1, int(swapped) == 1
 
     async def get_attr(self, game_id: str, name: str) -> str | None:
         value = await self.client.hget(self._game(game_id), "attr:" + name)

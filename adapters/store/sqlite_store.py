@@ -366,6 +366,21 @@ class SqliteStore(SqliteOutbox):
 
         return await self._run(go)
 
+    async def ack_and_swap(
+        self,
+        channel: str,
+        game_id: str,
+        key: str,
+        result: Mapping[str, Any] | None,
+        name: str,
+        old: str | None,
+        new: str,
+    ) -> tuple[bool, bool]:
+        # in-process: no round trip to save, the two steps as they are
+        return await self.ack(channel, game_id, key, result), await self.swap_attr(
+            game_id, name, old, new
+        )
+
     async def game_for_tv(self, token_hash: str) -> str | None:
         def go(db: sqlite3.Connection) -> str | None:
             row = db.execute("SELECT game FROM tv WHERE hash = ?", (token_hash,)).fetchone()
