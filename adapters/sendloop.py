@@ -51,11 +51,30 @@ class NotSent(Exception):
     sends it again later, never counts it as refused."""
 
 
-class SendLoop:
-    """A daemon thread running an asyncio loop; `run` awaits work done there."""
+def new_loop() -> asyncio.AbstractEventLoop:
+    """uvloop's event loop where it is installed (uvicorn's own choice for
+    the webhooks' loop), else asyncio's. The send loop is mostly loop
+    machinery (socket writes, callbacks between threads): on asyncio's pure
+    Python selector loop that was about half of the send thread's samples
+    in a py-spy profile of bench/knee.py."""
+    try:
+        import uvloop
+    except ImportError:  # (uvicorn[standard] installs it where it builds)
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
 
-    def __init__(self, name: str = "muldvarp-send") -> None:
+
+class SendLoop:
+    """A daemon thread running an event loop (`new_loop`); `run` awaits work
+    done there."""
+
+    def __init__(
+        self,
+        name: str = "muldvarp-send",
+        loop_factory: Callable[[], asyncio.AbstractEventLoop] = new_loop,
+    ) -> None:
         self.name = name
+        self.loop_factory = loop_factory
         self.loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
@@ -65,7 +84,7 @@ class SendLoop:
         ready = threading.Event()
 
         def main() -> None:
-            loop = asyncio.new_event_loop()
+            loop = self.loop_factory()
             asyncio.set_event_loop(loop)
             self.loop = loop
             ready.set()

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import uvloop
 
 from adapters.sms.outbound import AiohttpClient
 from tests.fake_twilio import FakeTwilio
@@ -43,6 +44,7 @@ def test_texts_go_out_from_the_sms_send_loop_not_the_webhooks(
             # The one session every text went through lives on the send loop.
             assert http.loop is send_loop.loop
             assert http.loop is not asyncio.get_running_loop()
+            assert isinstance(send_loop.loop, uvloop.Loop)  # not asyncio's Python selector loop
             assert sender.sent == len(fake.messages) >= 1 + len(PHONES)
             # The directory recorded every text's SID (on the caller's loop).
             for m in fake.messages:
