@@ -43,6 +43,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, TypeVar
+from urllib.parse import urlencode
 
 import aiohttp
 from twilio.base.exceptions import TwilioRestException
@@ -132,11 +133,16 @@ class AiohttpClient(AsyncHttpClient):  # type: ignore[misc]
         if auth is not None:
             token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
             sent["Authorization"] = f"Basic {token}"
+        body: bytes | None = None
+        if data is not None:  # form-encoded here: aiohttp's FormData builds a
+            # multipart writer (a uuid4 boundary) for every request, even to urlencode
+            body = urlencode(data, doseq=True).encode()
+            sent["Content-Type"] = "application/x-www-form-urlencoded"
         async with self._session.request(
             method.upper(),
             uri,
             params=params,
-            data=data,
+            data=body,
             headers=sent,
             allow_redirects=allow_redirects,
         ) as r:
