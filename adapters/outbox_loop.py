@@ -12,8 +12,11 @@ asks, its unacked rest first, with `attempts` > 1.
 
 Games are delivered in parallel (`parallel` at once); a game slowed by its
 chats' pace never holds up another game's messages. The loop sleeps on a
-wake-up (this worker's own commits: `wake`) or `poll` seconds (other
-workers' commits), and asks with `scan=True`, the backstop for a hint lost
+wake-up (this worker's own commits: `wake`) or until its next look, `poll`
+seconds after the last (other workers' commits). A commit here names its
+game (`wake(game_id)`): that game is taken at once without asking the store
+which games are ready (one round trip fewer a commit); the store is asked
+at the looks, and asks with `scan=True`, the backstop for a hint lost
 on a Redis Cluster, on its first pass (a worker starting after a crash is when
 hints were lost) and then every `scan_every` seconds; a scan that failed (the
 store away for a moment) is tried again `scan_retry` seconds later, not a
@@ -40,7 +43,7 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from cachetools import LRUCache
 
@@ -96,6 +99,8 @@ class OutboxLoop(abc.ABC):
         self._task: asyncio.Task[None] | None = None
         self._active: dict[str, asyncio.Task[int]] = {}  # game -> its delivery here
         self._again: set[str] = set()  # active games found ready again meanwhile
+        self._local: set[str] = set()  # games a commit here made ready, not taken yet
+        self._look = False  # a wake-up that asks the store (not only for `_local`)
         self._handing: set[str] = set()  # games whose batch is not all handed on yet
         self._looking = False  # asking the store which games have messages
         self.reclaimed = 0  # entries handed out again after a dead consumer
@@ -110,7 +115,14 @@ class OutboxLoop(abc.ABC):
     async def deliver(self, game_id: str, batch: list[OutboxEntry]) -> None:
         """Send the batch (in order per recipient) and ack each entry."""
 
-    def wake(self) -> None:
+    def wake(self, game_id: str | None = None) -> None:
+        """Look for work now: `game_id`'s (a commit here; taken without asking
+        the store which games are ready), or, without one, whatever the store
+        says is ready."""
+        if game_id is None:
+            self._look = True
+        else:
+            self._local.add(game_id)
         self._wake.set()
 
     @property
@@ -158,31 +170,44 @@ class OutboxLoop(abc.ABC):
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
-        next_scan = loop.time()  # the first pass scans
+        next_scan = next_look = loop.time()  # the first pass scans
         while True:
-            scan = loop.time() >= next_scan
+            now = loop.time()
+            scan = now >= next_scan
             if scan:
-                next_scan = loop.time() + self.scan_every
+                next_scan = now + self.scan_every
+            look = scan or self._look or now >= next_look
+            if look:
+                next_look = now + self.poll
+            local, self._local, self._look = self._local, set(), False
             try:
-                await self._spawn(scan=scan)
+                await self._spawn(scan=scan, only=None if look else local, also=local)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the store away for a moment: try again later
                 log.exception("%s delivery failed; trying again", self.channel)
+                self._local |= local
                 if scan:  # the backstop must not wait a whole round for the next try
                     next_scan = loop.time() + self.scan_retry
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.poll)
+                await asyncio.wait_for(self._wake.wait(), max(0.0, next_look - loop.time()))
             self._wake.clear()
 
-    async def _spawn(self, *, scan: bool = False) -> list[asyncio.Task[int]]:
-        """A task per ready game that this worker is not delivering already."""
+    async def _spawn(
+        self, *, scan: bool = False, only: set[str] | None = None, also: Iterable[str] = ()
+    ) -> list[asyncio.Task[int]]:
+        """A task per ready game that this worker is not delivering already:
+        the games `only` names, else those the store lists (and `also`)."""
         started = []
-        self._looking = True
-        try:
-            ready = await self.store.outbox_ready(self.channel, scan=scan)
-        finally:
-            self._looking = False
+        if only is not None:
+            ready = list(only)
+        else:
+            self._looking = True
+            try:
+                ready = list(await self.store.outbox_ready(self.channel, scan=scan))
+            finally:
+                self._looking = False
+            ready.extend(g for g in also if g not in ready)
         now = self.wall()
         for game_id in ready:
             if game_id in self._active:
@@ -210,7 +235,7 @@ class OutboxLoop(abc.ABC):
             # Found ready while its batch was out (a commit since), or a full
             # batch that may have more behind it: look again now. Otherwise the
             # batch was all there was (issue #20: no look that finds nothing).
-            self._wake.set()
+            self.wake(game_id)
 
     async def once(self, *, scan: bool = False) -> int:
         """One pass, waited for: every ready game's next batch delivered (those

@@ -103,3 +103,37 @@ def test_a_lone_batch_costs_no_second_look(make_store: Any) -> None:
                 await loop.stop()
 
     run(go())
+
+
+def test_a_commit_here_is_taken_without_a_look_and_another_workers_at_the_next(
+    make_store: Any,
+) -> None:
+    """A commit of this worker names its game (`wake(game_id)`): taken at
+    once, with no look at which games are ready. Another worker's commit
+    wakes nobody here: the next look, `poll` seconds after the last, finds it."""
+
+    async def go() -> None:
+        async with make_store() as store:
+            mine, theirs = lobby(3), lobby(3, game_id="g2")
+            await store.create(mine)
+            await store.create(theirs)
+            loop = Gate(store)
+            loop.release.set()
+            loop.start()
+            try:
+                await until(lambda: loop.looks == 1)  # the first pass
+                for key in ("a", "b", "c"):
+                    mine = await commit(store, mine, [msg(key)])
+                    loop.wake(mine.id)
+                    await until(lambda key=key: loop.got[-1:] == [key])
+                assert loop.looks == 1  # three commits here, no look
+                loop.poll = 0.2
+                loop.wake()  # (a plain wake-up looks: it starts the shorter poll)
+                await until(lambda: loop.looks == 2)
+                await commit(store, theirs, [msg("x")])  # no wake-up here
+                await until(lambda: loop.got[-1:] == ["x"], seconds=3.0)
+                assert loop.looks >= 3
+            finally:
+                await loop.stop()
+
+    run(go())

@@ -135,7 +135,7 @@ class Delivery(OutboxLoop):
             messages = self.composer.remind(game, reminders, tag)
             if messages:
                 await self.store.append_outbox(game.id, messages)
-        self.wake()
+        self.wake(game.id)
 
     async def drain(self, timeout: float = 60.0) -> None:
         """Deliver until nothing is ready (tests, and a graceful stop), also what

@@ -149,7 +149,8 @@ class TelegramNotifier:
         self.queued: Recent[str, str] = Recent()
         self._tickets = itertools.count(1)
         self._me = os.urandom(3).hex()
-        self.wake: Callable[[], None] | None = None  # the outbox delivery's (wiring)
+        # the outbox delivery's (wiring): called with the game whose outbox grew
+        self.wake: Callable[[str], None] | None = None
 
     # -- directory -----------------------------------------------------------------
 
@@ -271,7 +272,7 @@ class TelegramNotifier:
         if reminders:
             await self.store.append_outbox(game.id, reminders)
         if self.wake is not None:
-            self.wake()
+            self.wake(game.id)
 
     # -- keeping the questions in step (the delivery's side) ----------------------------
 
@@ -409,7 +410,7 @@ class TelegramNotifier:
         tag = tag or f"{game.version}:{self._ticket(game)}"
         await self.store.append_outbox(game.id, [resync(player, tag)])
         if self.wake is not None:
-            self.wake()
+            self.wake(game.id)
         return True
 
     def remind_one(self, game: Game, player: str, seq: int) -> Job | None:
