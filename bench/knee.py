@@ -248,17 +248,37 @@ async def floor(url: str, seconds: float = 3.0, inflight: int = 32) -> tuple[flo
 
 def knee(windows: list[Window]) -> float | None:
     """Inputs/s where p99 crosses LINE, interpolated between the last step under
-    it and the first over it; None if no step crossed."""
+    it and the first over it; None if no step crossed. A first step over the
+    line has no step under it to interpolate from: no figure (`main` says
+    the knee is below that step), never a guess from that step alone."""
     below: Window | None = None
     for w in windows:
         p99 = pct(w.lat, 0.99) / 1000
         if p99 > LINE:
             if below is None:
-                return w.rate * LINE / p99
+                return None
             b99 = pct(below.lat, 0.99) / 1000
             return below.rate + (LINE - b99) * (w.rate - below.rate) / (p99 - b99)
         below = w
     return None
+
+
+def verdict(windows: list[Window], floor_pairs: float) -> str:
+    """The probe's last line: the knee and its ratio to the floor, or which
+    side of the ramp it lies beyond."""
+    found = knee(windows)
+    first = windows[0]
+    if found is None and pct(first.lat, 0.99) / 1000 > LINE:
+        return (
+            f"knee: below {first.rate:.0f} inputs/s (the first step already crossed "
+            "p99 100 ms: start the ramp lower)"
+        )
+    if found is None:
+        return f"knee: above {windows[-1].rate:.0f} inputs/s (no step crossed p99 100 ms)"
+    return (
+        f"knee: {found:.0f} inputs/s at p99 100 ms = {found / floor_pairs:.3f}x the floor's "
+        f"{floor_pairs:,.0f} pairs/s"
+    )
 
 
 async def commands(ports: list[int]) -> dict[str, int]:
@@ -374,7 +394,6 @@ async def ramp(url: str, ports: list[int], args: argparse.Namespace, tmp: Path) 
                 t.cancel()
             after = await floor(url)
             print(f"floor after: {after[0]:,.0f} GET+SET pairs/s with 32 in flight")
-            found = knee(windows)
             mean = (before[0] + after[0]) / 2
             idle = windows[0]
             print(
@@ -392,13 +411,7 @@ async def ramp(url: str, ports: list[int], args: argparse.Namespace, tmp: Path) 
                     if v >= 0.05
                 )
             )
-            if found is None:
-                print(f"knee: above {windows[-1].rate:.0f} inputs/s (no step crossed p99 100 ms)")
-            else:
-                print(
-                    f"knee: {found:.0f} inputs/s at p99 100 ms = {found / mean:.3f}x the floor's "
-                    f"{mean:,.0f} pairs/s"
-                )
+            print(verdict(windows, mean))
         finally:
             driver.stop.set()
             await driver.close()
