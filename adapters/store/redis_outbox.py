@@ -431,13 +431,20 @@ class RedisOutbox:
     async def ack(
         self, channel: str, game_id: str, key: str, result: Mapping[str, Any] | None = None
     ) -> bool:
+        keys, args = self._ack_call(channel, game_id, key, result)
+        return int(await self._ack(keys=keys, args=args)) == 1
+
+    def _ack_call(
+        self, channel: str, game_id: str, key: str, result: Mapping[str, Any] | None
+    ) -> tuple[list[str], list[str]]:
+        """The keys and args of `_ACK` (for `ack`, and the store's `ack_and_swap`)."""
         stream = self._stream(game_id, channel)
         text = json.dumps(dict(result or {}), ensure_ascii=False, separators=(",", ":"))
         keys, args = [stream, stream + ":keys"], [key, text]
         if not self.cluster:  # (a Cluster's hint is in another slot: the empty take drops it)
             keys.append(self._ready(channel))
             args.append(game_id)
-        return int(await self._ack(keys=keys, args=args)) == 1
+        return keys, args
 
     async def delivered(self, channel: str, game_id: str, key: str) -> dict[str, Any] | None:
         text = await self.client.hget(self._stream(game_id, channel) + ":keys", "d:" + key)

@@ -110,10 +110,10 @@ return 1
 """
 
 # The outbox's ack, then the attribute swap, in one script (the two scripts as
-# functions: KEYS and ARGV are their parameters). KEYS: stream, its keys hash,
-# the game's hash, [ready set]. ARGV: key and result as the ack's, then
-# the swap's field, unset flag, old, new, then [game id] for the ready set.
-# Returns {ack's result, swap's}.
+# functions: KEYS and ARGV are their parameters). KEYS: the game's hash, then
+# the ack's (stream, its keys hash, [ready set]). ARGV: the swap's four (field,
+# unset flag, old, new), then the ack's (key, result, [game id]). Returns
+# {ack's result, swap's}.
 _ACK_SWAP = f"""
 local function ack(KEYS, ARGV)
 {redis_outbox._ACK}
@@ -121,9 +121,8 @@ end
 local function swap(KEYS, ARGV)
 {_SWAP_ATTR}
 end
-local ready, game = KEYS[4], ARGV[7]
-return {{ack({{KEYS[1], KEYS[2], ready}}, {{ARGV[1], ARGV[2], game}}),
-        swap({{KEYS[3]}}, {{ARGV[3], ARGV[4], ARGV[5], ARGV[6]}})}}
+return {{ack({{KEYS[2], KEYS[3], KEYS[4]}}, {{ARGV[5], ARGV[6], ARGV[7]}}),
+        swap({{KEYS[1]}}, {{ARGV[1], ARGV[2], ARGV[3], ARGV[4]}})}}
 """
 
 _DELETE_IF = """
@@ -144,6 +143,11 @@ DECODED_REMEMBERED = 2048  # games whose last snapshot text is kept with its sta
 
 def _ms(seconds: float) -> int:
     return max(1, round(seconds * 1000))
+
+
+def _swap_args(name: str, old: str | None, new: str) -> list[str]:
+    """`_SWAP_ATTR`'s ARGV: the field, whether it must be unset, old, new."""
+    return ["attr:" + name, "1" if old is None else "0", old or "", new]
 
 
 class RedisStore(RedisOutbox):
@@ -388,14 +392,10 @@ class RedisStore(RedisOutbox):
         old: str | None,
         new: str,
     ) -> tuple[bool, bool]:
-        stream = self._stream(game_id, channel)
-        text = json.dumps(dict(result or {}), ensure_ascii=False, separators=(",", ":"))
-        keys = [stream, stream + ":keys", self._game(game_id)]
-        args = [key, text, "attr:" + name, "1" if old is None else "0", old or "", new]
-        if not self.cluster:  # as `ack`: the hint's drop when the stream empties
-            keys.append(self._ready(channel))
-            args.append(game_id)
-        acked, swapped = await self._ack_swap(keys=keys, args=args)
+        keys, args = self._ack_call(channel, game_id, key, result)
+        acked, swapped = await self._ack_swap(
+            keys=[self._game(game_id), *keys], args=[*_swap_args(name, old, new), *args]
+        )
         return int(acked) == 1, int(swapped) == 1
 
     async def get_attr(self, game_id: str, name: str) -> str | None:
@@ -403,7 +403,7 @@ class RedisStore(RedisOutbox):
         return None if value is None else str(value)
 
     async def swap_attr(self, game_id: str, name: str, old: str | None, new: str) -> bool:
-        args = ["attr:" + name, "1" if old is None else "0", old or "", new]
+        args = _swap_args(name, old, new)
         return bool(await self._swap_attr(keys=[self._game(game_id)], args=args))
 
     async def game_for_tv(self, token_hash: str) -> str | None:

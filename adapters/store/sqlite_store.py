@@ -135,12 +135,7 @@ class SqliteStore(SqliteOutbox):
     async def load_with(self, game_id: str, name: str) -> tuple[Game | None, str | None]:
         def go(db: sqlite3.Connection) -> tuple[str | None, str | None]:
             row = self._live(db, game_id)
-            if row is None:
-                return None, None
-            value = db.execute(
-                "SELECT value FROM attrs WHERE game = ? AND name = ?", (game_id, name)
-            ).fetchone()
-            return str(row[1]), None if value is None else str(value[0])
+            return (None, None) if row is None else (str(row[1]), _attr(db, game_id, name))
 
         text, value = await self._run(go)
         return (None if text is None else decode_game(text)), value
@@ -341,10 +336,7 @@ class SqliteStore(SqliteOutbox):
         def go(db: sqlite3.Connection) -> str | None:
             if self._live(db, game_id) is None:
                 return None  # kept exactly as long as its game
-            row = db.execute(
-                "SELECT value FROM attrs WHERE game = ? AND name = ?", (game_id, name)
-            ).fetchone()
-            return None if row is None else str(row[0])
+            return _attr(db, game_id, name)
 
         return await self._run(go)
 
@@ -353,10 +345,7 @@ class SqliteStore(SqliteOutbox):
             with tx(db):
                 if self._live(db, game_id) is None:
                     return False
-                row = db.execute(
-                    "SELECT value FROM attrs WHERE game = ? AND name = ?", (game_id, name)
-                ).fetchone()
-                if (None if row is None else str(row[0])) != old:
+                if _attr(db, game_id, name) != old:
                     return False
                 db.execute(
                     "INSERT OR REPLACE INTO attrs (game, name, value) VALUES (?, ?, ?)",
@@ -430,3 +419,11 @@ def _delete_game(db: sqlite3.Connection, game_id: str) -> None:
         "DELETE FROM outbox WHERE game = ?",
     ):
         db.execute(sql, (game_id,))
+
+
+def _attr(db: sqlite3.Connection, game_id: str, name: str) -> str | None:
+    """A game's attribute as stored (the caller checked the game is live)."""
+    row = db.execute(
+        "SELECT value FROM attrs WHERE game = ? AND name = ?", (game_id, name)
+    ).fetchone()
+    return None if row is None else str(row[0])
