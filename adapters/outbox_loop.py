@@ -181,7 +181,7 @@ class OutboxLoop(abc.ABC):
                 next_look = now + self.poll
             local, self._local, self._look = self._local, set(), False
             try:
-                await self._spawn(scan=scan, only=None if look else local, also=local)
+                await self._spawn(scan=scan, look=look, mine=local)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the store away for a moment: try again later
@@ -194,20 +194,20 @@ class OutboxLoop(abc.ABC):
             self._wake.clear()
 
     async def _spawn(
-        self, *, scan: bool = False, only: set[str] | None = None, also: Iterable[str] = ()
+        self, *, scan: bool = False, look: bool = True, mine: Iterable[str] = ()
     ) -> list[asyncio.Task[int]]:
         """A task per ready game that this worker is not delivering already:
-        the games `only` names, else those the store lists (and `also`)."""
+        those the store lists (when `look`) and those `mine` names (its
+        commits here)."""
         started = []
-        if only is not None:
-            ready = list(only)
-        else:
+        ready: list[str] = []
+        if look:
             self._looking = True
             try:
                 ready = list(await self.store.outbox_ready(self.channel, scan=scan))
             finally:
                 self._looking = False
-            ready.extend(g for g in also if g not in ready)
+        ready.extend(g for g in mine if g not in ready)
         now = self.wall()
         for game_id in ready:
             if game_id in self._active:

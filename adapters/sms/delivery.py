@@ -152,8 +152,7 @@ class Delivery(OutboxLoop):
             await self._merged(game_id, batch)
             return
         link: str | None = None
-        numbers = Numbers(self.directory, self.sender.clock)
-        await numbers.read(str(e.payload.get("player")) for e in batch if _texts(e))
+        numbers = await self._numbers(batch)
         owed: Owed = None
         for e in batch:
             if e.payload.get("link") and link is None:
@@ -169,8 +168,7 @@ class Delivery(OutboxLoop):
         open) is the one on the phone. Each entry is acked with the SID of the
         text that carried its end."""
         mine: dict[str, list[OutboxEntry]] = {}
-        numbers = Numbers(self.directory, self.sender.clock)
-        await numbers.read(str(e.payload.get("player")) for e in batch if _texts(e))
+        numbers = await self._numbers(batch)
         for e in batch:
             if e.payload.get("link"):
                 await self._settle(game_id, await self._one(e, numbers, await self._link(game_id)))
@@ -189,6 +187,12 @@ class Delivery(OutboxLoop):
                 result = await self._text(game_id, player, texts, secret, numbers)
             for e in entries:
                 await self.store.ack(CHANNEL, game_id, e.key, result)
+
+    async def _numbers(self, batch: list[OutboxEntry]) -> Numbers:
+        """The numbers of the batch's players who get a text, read at once."""
+        numbers = Numbers(self.directory, self.sender.clock)
+        await numbers.read(str(e.payload.get("player")) for e in batch if _texts(e))
+        return numbers
 
     async def _text(
         self, game_id: str, player: str, chunks: list[str], secret: bool, numbers: Numbers
