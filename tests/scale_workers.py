@@ -21,24 +21,31 @@ from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN
 ROOT = Path(__file__).resolve().parent.parent  # the checkout the workers run from
 
 
-def sms_worker_env(
-    redis_url: str, prefix: str, twilio_api: str, *, public: str, sender: str, id_key: str,
-    **more: str,
-) -> dict[str, str]:  # fmt: skip
+def worker_env(redis_url: str, prefix: str, **more: str) -> dict[str, str]:
     """A worker's whole environment: this process's, less every channel and
     project setting it may carry, then Redis at `redis_url` under `prefix`,
-    SMS through the fake Twilio at `twilio_api` (no pace to keep) as `sender`,
-    signed for `public`, and `more` (a Telegram bot, say)."""
+    and `more` (its channels)."""
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("TELEGRAM_", "TWILIO_", "PUBLIC_BASE_URL", "MULDVARP_", "SMS_"))
     }
     env.update(
-        REDIS_URL=redis_url,
-        MULDVARP_PREFIX=prefix,
-        LOG_LEVEL="WARNING",
-        PYTHONPATH=str(ROOT),
+        REDIS_URL=redis_url, MULDVARP_PREFIX=prefix, LOG_LEVEL="WARNING", PYTHONPATH=str(ROOT)
+    )
+    env.update(more)
+    return env
+
+
+def sms_worker_env(
+    redis_url: str, prefix: str, twilio_api: str, *, public: str, sender: str, id_key: str,
+    **more: str,
+) -> dict[str, str]:  # fmt: skip
+    """`worker_env` with SMS through the fake Twilio at `twilio_api` (no pace
+    to keep) as `sender`, signed for `public`, and `more` (a Telegram bot, say)."""
+    return worker_env(
+        redis_url,
+        prefix,
         PUBLIC_BASE_URL=public,
         TWILIO_ACCOUNT_SID=ACCOUNT_SID,
         TWILIO_AUTH_TOKEN=AUTH_TOKEN,
@@ -48,7 +55,6 @@ def sms_worker_env(
         SMS_ID_KEY=id_key,
         **more,
     )
-    return env
 
 
 def free_port() -> int:

@@ -15,7 +15,6 @@ by the two workers as one chat's limit), so the limits are what paces it."""
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 
@@ -25,12 +24,11 @@ import pytest
 from adapters.ratelimit import TelegramRates
 from tests.fake_telegram import TOKEN, FakeBotApi, Users
 from tests.rate_helpers import BOT_JITTER, fake_in_thread, min_gap, most_in_window, over
-from tests.scale_workers import Worker
+from tests.scale_workers import Worker, worker_env
 from tests.store_helpers import drop_prefix, redis_url_or_fail, run, unique_prefix
 
 pytestmark = [pytest.mark.store, pytest.mark.telegram]
 
-ROOT = Path(__file__).resolve().parent.parent
 SECRET = "rate-test-webhook-secret"
 USERS = 40
 EACH = 3  # /start per user per worker
@@ -46,23 +44,15 @@ TELEGRAM = TelegramRates()  # Telegram's own: 30/s per bot, 1/s per chat, 20/min
 
 
 def env_for(url: str, prefix: str, bot_api: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TELEGRAM_", "TWILIO_", "PUBLIC_BASE_URL", "MULDVARP_", "SMS_"))
-    }
-    env.update(
-        REDIS_URL=url,
-        MULDVARP_PREFIX=prefix,
+    return worker_env(
+        url,
+        prefix,
         MULDVARP_SCHEDULER="0",
-        LOG_LEVEL="WARNING",
-        PYTHONPATH=str(ROOT),
         PUBLIC_BASE_URL="https://muldvarp.example.org",
         TELEGRAM_BOT_TOKEN=TOKEN,
         TELEGRAM_WEBHOOK_SECRET=SECRET,
         TELEGRAM_API_BASE_URL=bot_api,
     )
-    return env
 
 
 def test_two_workers_together_stay_under_telegrams_limits(tmp_path: Path) -> None:
