@@ -29,6 +29,7 @@ it shares the machine: near 100 % the driver, not the worker, is the limit.
     .venv/bin/python bench/knee.py                    # one Redis
     .venv/bin/python bench/knee.py --cluster          # a Redis Cluster
     .venv/bin/python bench/knee.py --workers 2        # two workers, webhooks in turn
+    .venv/bin/python bench/knee.py --python /opt/py313/bin/python  # the worker on another Python
 
 With `--workers 2` the webhooks go to the workers in turn, as a proxy's round
 robin would send them; the worker CPU printed is their sum. On a 2-core
@@ -68,6 +69,9 @@ PUBLIC = "https://muldvarp.example.org"
 FROM = "+4759440000"
 ID_KEY = "knee-probe-id-key"
 LINE = 0.100  # the p99 the knee is read at, seconds
+# Issue #20's goal: five times the first probe's knee (2026-12-02: 0.013x the
+# floor), as a ratio to the floor so that it travels between machines.
+GOAL = 5 * 0.013
 
 
 @dataclass
@@ -281,6 +285,35 @@ def verdict(windows: list[Window], floor_pairs: float) -> str:
     )
 
 
+def reach(windows: list[Window], cores: int, target: float) -> str:
+    """What this machine leaves a worker at `target` inputs/s: the driver and
+    Redis share its cores, so the worker gets what they don't take, and must
+    spend less than that per input to carry the rate at all (a knee needs
+    headroom besides). Their CPU per input is read from the busiest step."""
+    w = windows[-1]
+    spent = (w.cpu.get("driver", 0.0) + w.cpu.get("redis", 0.0)) / max(w.rate, 1e-9)
+    if spent <= 0:
+        return "reach: the driver's and Redis's CPU were not measured"
+    left = cores - spent * target
+    now = w.cpu.get("worker", 0.0) / max(w.rate, 1e-9) * 1000
+    if left <= 0:
+        return (
+            f"reach: at {target:.0f} inputs/s the driver and Redis alone ({spent * 1000:.1f}"
+            f" CPU ms an input) would take more than {cores} cores: not measurable here"
+        )
+    return (
+        f"reach: at {target:.0f} inputs/s the driver and Redis ({spent * 1000:.1f} CPU ms an"
+        f" input) take {spent * target:.2f} of {cores} cores; the worker, on the rest, must"
+        f" spend under {left / target * 1000:.2f} CPU ms an input (at the busiest step it"
+        f" spent {now:.2f})"
+    )
+
+
+def goal(floor_pairs: float) -> float:
+    """Issue #20's goal on this run's floor, in inputs/s."""
+    return GOAL * floor_pairs
+
+
 async def commands(ports: list[int]) -> dict[str, int]:
     """Calls per Redis command so far, summed over the servers on `ports`
     (INFO commandstats): the round trips an input costs."""
@@ -328,7 +361,7 @@ async def ramp(url: str, ports: list[int], args: argparse.Namespace, tmp: Path) 
     prefix = f"knee:{uuid.uuid4().hex[:8]}:"
     with FakeTwilio() as twilio:
         env = worker_env(url, prefix, twilio)
-        workers = [Worker(f"w{i + 1}", env, tmp) for i in range(args.workers)]
+        workers = [Worker(f"w{i + 1}", env, tmp, args.python) for i in range(args.workers)]
         store = RedisStore.from_url(
             url if "+cluster" in url else f"{url}?max_connections=200", prefix=prefix
         )
@@ -412,6 +445,11 @@ async def ramp(url: str, ports: list[int], args: argparse.Namespace, tmp: Path) 
                 )
             )
             print(verdict(windows, mean))
+            target = goal(mean)
+            print(
+                f"goal: {GOAL:.3f}x the floor = {target:.0f} inputs/s (five times the first probe)"
+            )
+            print(reach(windows, os.cpu_count() or 1, target))
         finally:
             driver.stop.set()
             await driver.close()
@@ -444,6 +482,12 @@ def main() -> None:
     p.add_argument("--interval", type=float, default=1.0, help="seconds between a game's inputs")
     p.add_argument(
         "--workers", type=int, default=1, help="workers on the one Redis (CPU: their sum)"
+    )
+    p.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the workers' interpreter, with the project installed (default: this one);"
+        " the driver stays on this one, so only the worker changes",
     )
     args = p.parse_args()
     print(machine())

@@ -75,14 +75,18 @@ def cpu_seconds(pid: int) -> float | None:
 
 class Worker:
     """One `muldvarp serve` process and the lines it printed. `env` is its whole
-    environment; it gets a data directory of its own under `cwd`."""
+    environment; it gets a data directory of its own under `cwd`. `python` is
+    the interpreter it runs on (bench/knee.py --python compares one with
+    another under the same driver)."""
 
-    def __init__(self, name: str, env: dict[str, str], cwd: Path) -> None:
+    def __init__(
+        self, name: str, env: dict[str, str], cwd: Path, python: str = sys.executable
+    ) -> None:
         self.name = name
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.lines: list[str] = []
-        cmd = [sys.executable, "-m", "bots.cli", "serve", "--port", str(self.port)]
+        cmd = [python, "-m", "bots.cli", "serve", "--port", str(self.port)]
         env = {**env, "DATA_DIR": str(cwd / f"{name}-data")}  # nothing shared but Redis
         self.proc = subprocess.Popen(
             cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
