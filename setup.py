@@ -31,8 +31,7 @@ def compiled_modules() -> list[str]:
     return sorted(
         str(path.relative_to(root))
         for path in (root / "gameflow").rglob("*.py")
-        if path.name not in INTERPRETED
-        and str(path.relative_to(root)) not in INTERPRETED_PATHS
+        if path.name not in INTERPRETED and str(path.relative_to(root)) not in INTERPRETED_PATHS
     )
 
 

@@ -121,7 +121,9 @@ def open_store(url: str) -> GameStore:
     """A store from `--store`: redis://... (or rediss://, unix://, a Cluster's
     redis+cluster://), else a SQLite file path, which must exist (an export
     creates nothing)."""
-    if url.startswith(("redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")):
+    if url.startswith(
+        ("redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")
+    ):
         from adapters.store.redis_store import RedisStore
 
         return RedisStore.from_url(url)

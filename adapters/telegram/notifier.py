@@ -229,9 +229,7 @@ class TelegramNotifier:
 
         self.outbound.send(chat, call, priority=Priority.PROMPT, paced=False, label=label)
 
-    def close(
-        self, chat: int, message_id: int, free: bool = False, lang: str = "en"
-    ) -> Job | None:
+    def close(self, chat: int, message_id: int, free: bool = False, lang: str = "en") -> Job | None:
         """Take a prompt's keyboard away; a question asking for words (whose
         reply field can't be taken back) is rewritten to say it has closed."""
         if not message_id:
@@ -243,9 +241,7 @@ class TelegramNotifier:
                 return await bot.edit_message_text(text, chat_id=chat, message_id=message_id)
             return await bot.edit_message_reply_markup(chat_id=chat, message_id=message_id)
 
-        return self.outbound.send(
-            chat, call, priority=Priority.CHATTER, paced=False, label="close"
-        )
+        return self.outbound.send(chat, call, priority=Priority.CHATTER, paced=False, label="close")
 
     def lock(self, chat: int, message_id: int, text: str) -> None:
         """The player answered from this prompt: it now shows the answer,
