@@ -37,7 +37,7 @@ from gameflow.core.away import present
 from gameflow.core.events import Event
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
-from scheduler.plan import DEADLINE, DEFAULT, Pending, Policy, fire_time, plan
+from scheduler.plan import DEADLINE, DEFAULT, Pending, Policy, Schedule, fire_time, jobs, schedule
 from scheduler.ports import DeadlineSink, GameSource, deadline_key
 
 log = logging.getLogger("scheduler")
@@ -104,12 +104,23 @@ class DeadlineScheduler:
         self._inflight: set[str] = set()  # deadline jobs firing now: a resync must not re-add
         # reminders already sent, per game, for its current phase: never twice
         self._reminded: dict[str, tuple[int, set[str]]] = {}
+        # the schedule each armed game's jobs were made from: a wake-up that
+        # carries the same one needs no load (`refresh`)
+        self._schedules: dict[str, Schedule] = {}
         self._stopped = False
         # Deadlines and reminders loading at once: a burst (10,000 missed while no
         # scheduler ran) would otherwise start every load together, exhaust the
         # store's connection pool and fail most of them, again at every re-arm.
         self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
-        self.stats = {"submitted": 0, "reminded": 0, "stale": 0, "early": 0, "errors": 0, "held": 0}
+        self.stats = {
+            "submitted": 0,
+            "reminded": 0,
+            "stale": 0,
+            "early": 0,
+            "errors": 0,
+            "held": 0,
+            "unchanged": 0,
+        }
 
     # -- life cycle ---------------------------------------------------------------
 
@@ -129,6 +140,7 @@ class DeadlineScheduler:
         self._armed.clear()
         self._retry.clear()
         self._reminded.clear()
+        self._schedules.clear()
 
     @property
     def running(self) -> bool:
@@ -162,8 +174,17 @@ class DeadlineScheduler:
             self.forget(game_id)
         return len(seen)
 
-    async def refresh(self, game_id: str) -> None:
-        """Re-arm one game from the store (a wake-up from the service)."""
+    async def refresh(self, game_id: str, said: Schedule | None = None) -> None:
+        """Re-arm one game from the store (a wake-up from the service). `said`:
+        the schedule of the state that woke us, as the committing worker worked
+        it out with the default policy; when it is the one this game's jobs
+        were made from, they stand as they are and nothing is loaded. Every
+        commit sends its own wake-up, so one skipped this way loses nothing,
+        even when it comes late: the jobs already fit its state, and a newer
+        state's wake-up carries that state's schedule."""
+        if said is not None and self.policy == DEFAULT and self._schedules.get(game_id) == said:
+            self.stats["unchanged"] += 1
+            return
         game = await self.source.load(game_id)
         if game is None:
             self.forget(game_id)
@@ -182,8 +203,9 @@ class DeadlineScheduler:
             return  # a firing that finished after stop(): the next term re-arms
         now = self.clock()
         sent = self._sent(game.id, game.phase.seq)
+        made = schedule(game, self.policy)
         wanted: dict[str, Pending] = {}
-        for job in plan(game, now, self.policy):
+        for job in jobs(game.id, made, now, self.policy):
             if job.job_id in self._inflight:
                 continue  # its firing re-syncs the game when it is done
             if job.kind != DEADLINE and job.job_id in sent:
@@ -201,6 +223,7 @@ class DeadlineScheduler:
             self._remove(job_id)
         if not wanted:
             self._armed.pop(game.id, None)
+            self._schedules.pop(game.id, None)
             return
         armed: dict[str, float] = {}
         for job_id, job in wanted.items():
@@ -208,9 +231,11 @@ class DeadlineScheduler:
                 self._add(game.id, job)
             armed[job_id] = job.at
         self._armed[game.id] = armed
+        self._schedules[game.id] = made
 
     def forget(self, game_id: str) -> None:
         self._reminded.pop(game_id, None)
+        self._schedules.pop(game_id, None)
         for job_id in self._armed.pop(game_id, {}):
             self._remove(job_id)
 

@@ -15,6 +15,7 @@ are dropped when that is too late.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import NamedTuple
 
@@ -126,22 +127,65 @@ def reminder_times(game: Game, fire: float, policy: Policy) -> list[float]:
 DEFAULT = Policy()
 
 
+class Schedule(NamedTuple):
+    """All that `plan` reads of a game (with the policy): two states with the
+    same schedule get the same jobs at any `now`. A worker that commits a game
+    sends it with its wake-up (scheduler/service_ports.WakeNotifier), so that
+    the leader loads and decodes the game only when its schedule changed (an
+    answer that leaves others still to answer changes none of it)."""
+
+    seq: int
+    fire: float | None  # None: nothing to arm
+    awaiting: bool  # someone still owes an input (reminders are for them)
+    reminders: tuple[float, ...]  # their instants, in time order
+
+    def text(self) -> str:
+        """The schedule as a wake-up carries it (`json` keeps every float exact)."""
+        return json.dumps([self.seq, self.fire, self.awaiting, self.reminders])
+
+    @classmethod
+    def parse(cls, text: str) -> Schedule | None:
+        """A schedule from `text()`; None for anything else (then load the game)."""
+        try:
+            seq, fire, awaiting, reminders = json.loads(text)
+            return cls(int(seq), None if fire is None else float(fire), bool(awaiting),
+                       tuple(float(t) for t in reminders))  # fmt: skip
+        except (ValueError, TypeError):
+            return None
+
+
+def schedule(game: Game, policy: Policy = DEFAULT) -> Schedule:
+    """What of `game` decides its jobs: the phase, its fire time, whether anyone
+    owes an input, and the reminder instants."""
+    seq = game.phase.seq
+    fire = fire_time(game)
+    if fire is None:
+        return Schedule(seq, None, False, ())
+    awaiting = bool(rules_for(game.kind).awaiting(game))
+    return Schedule(
+        seq, fire, awaiting, tuple(reminder_times(game, fire, policy)) if awaiting else ()
+    )
+
+
 def plan(game: Game, now: float, policy: Policy = DEFAULT) -> tuple[Pending, ...]:
     """The jobs to hold for `game` at `now`: its deadline and its future reminders.
 
     A deadline already past is still listed (it fires at once: nothing is dropped
     because the process was down); a reminder more than `reminder_grace` late is not.
     """
-    fire = fire_time(game)
-    if fire is None:
+    return jobs(game.id, schedule(game, policy), now, policy)
+
+
+def jobs(game_id: str, s: Schedule, now: float, policy: Policy = DEFAULT) -> tuple[Pending, ...]:
+    """`plan` from a game's schedule."""
+    if s.fire is None:
         return ()
-    seq = game.phase.seq
-    jobs = [Pending(deadline_job_id(game.id, seq), DEADLINE, seq, fire)]
-    if now >= fire or not rules_for(game.kind).awaiting(game):
+    held = [Pending(deadline_job_id(game_id, s.seq), DEADLINE, s.seq, s.fire)]
+    if now >= s.fire or not s.awaiting:
         # too late to remind anyone, or nobody owes an input (an input that made
         # someone owe one would come with a transition, and a re-plan)
-        return tuple(jobs)
-    for t in reminder_times(game, fire, policy):
+        return tuple(held)
+    for t in s.reminders:
         if t > now - policy.reminder_grace:
-            jobs.append(Pending(reminder_job_id(game.id, seq, t), REMINDER, seq, t))
-    return tuple(jobs)
+            held.append(Pending(reminder_job_id(game_id, s.seq, t), REMINDER, s.seq, t))
+    return tuple(held)

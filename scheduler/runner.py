@@ -42,7 +42,7 @@ from redis.exceptions import RedisError
 from scheduler.deadlines import DeadlineScheduler
 from scheduler.keeper import STALL, Keeper
 from scheduler.lease import DEFAULT_TTL_MS, Lease
-from scheduler.plan import DEFAULT, Policy
+from scheduler.plan import DEFAULT, Policy, Schedule
 from scheduler.ports import DeadlineSink, GameSource
 from scheduler.redis_ports import wake_channel
 
@@ -87,9 +87,11 @@ async def _wake_loop(pubsub: Any, sched: DeadlineScheduler) -> None:
             if message.get("type") != "message":
                 continue
             data = message["data"]
-            game_id = data.decode() if isinstance(data, bytes) else str(data)
+            text = data.decode() if isinstance(data, bytes) else str(data)
+            # "ID" or "ID SCHEDULE" (scheduler/service_ports.WakeNotifier)
+            game_id, _, rest = text.partition(" ")
             try:
-                await sched.refresh(game_id)
+                await sched.refresh(game_id, Schedule.parse(rest) if rest else None)
             except Exception:
                 log.exception("re-arming %s failed (the next resync will retry)", game_id)
     finally:

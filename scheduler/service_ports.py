@@ -25,6 +25,7 @@ from gameflow.core import actions as A
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
 from scheduler.deadlines import DeadlineScheduler
+from scheduler.plan import schedule
 from scheduler.redis_ports import wake_channel
 
 LOAD_AT_ONCE = 10  # concurrent loads in a re-arm: a few of the store's connections
@@ -106,7 +107,12 @@ class WakeNotifier:
     it had in hand (a Redis round trip, a pub/sub message, a load and a decode
     per input, measured with bench/knee.py). A commit made as the lease lapses
     unnoticed is caught by the next leader, which re-arms every game when its
-    term starts, and by its periodic resync."""
+    term starts, and by its periodic resync.
+
+    Another process's wake-up is the game id and the committed state's
+    schedule (`scheduler.plan.Schedule`): the leader loads and decodes the game
+    only when that is not the schedule its jobs were made from (with two
+    workers, re-arming the other's commits was 8-9 % of the leader's time)."""
 
     def __init__(self, redis: Any, prefix: str) -> None:
         self.redis = redis
@@ -124,7 +130,9 @@ class WakeNotifier:
             local.on_transition(game, events)
             return
         self.published += 1
-        await self.redis.publish(self.channel, game.id)
+        # with the state's schedule (default policy): the leader skips the
+        # load and decode when it is the one its jobs were made from
+        await self.redis.publish(self.channel, f"{game.id} {schedule(game).text()}")
 
 
 def redis_service(redis: Any, prefix: str) -> tuple[StoreSource, ServiceSink]:

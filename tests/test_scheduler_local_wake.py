@@ -29,14 +29,15 @@ pytestmark = pytest.mark.scheduler
 
 
 async def heard(pubsub: object, within: float) -> list[str]:
-    """Game ids published on the wake channel within `within` seconds."""
+    """Game ids published on the wake channel within `within` seconds (a
+    wake-up is the id, then the state's schedule: only the ids here)."""
     got: list[str] = []
     end = time.monotonic() + within
     while time.monotonic() < end:
         message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.05)  # type: ignore[attr-defined]
         if message is not None:
             data = message["data"]
-            got.append(data.decode() if isinstance(data, bytes) else str(data))
+            got.append((data.decode() if isinstance(data, bytes) else str(data)).split(" ")[0])
     return got
 
 
