@@ -47,7 +47,6 @@ import random
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,6 +59,7 @@ import aiohttp  # noqa: E402
 from adapters.sms import sheet as S  # noqa: E402
 from adapters.sms.directory import player_id  # noqa: E402
 from bench.common import machine, pct, redis_url  # noqa: E402
+from bench.knee_reading import GOAL, LINE, Window, goal, reach, verdict  # noqa: E402
 from tests.fake_twilio import FakeTwilio, inbound  # noqa: E402
 from tests.scale_workers import Worker, cpu_seconds, sms_worker_env  # noqa: E402
 from tests.sms_typist import Typist  # noqa: E402
@@ -68,27 +68,6 @@ NAMES = ["Kristoffer", "Ingeborg", "Sigurd", "Åse", "Bjørnar"]
 PUBLIC = "https://muldvarp.example.org"
 FROM = "+4759440000"
 ID_KEY = "knee-probe-id-key"
-LINE = 0.100  # the p99 the knee is read at, seconds
-# Issue #20's goal: five times the first probe's knee (2026-12-02: 0.013x the
-# floor), as a ratio to the floor so that it travels between machines.
-GOAL = 5 * 0.013
-
-
-@dataclass
-class Window:
-    """The webhooks sent in one step's measured stretch."""
-
-    games: int
-    start: float
-    end: float
-    lat: list[float] = field(default_factory=list)
-    cpu: dict[str, float] = field(default_factory=dict)
-    texts: int = 0  # texts the fake Twilio took in the window
-    calls: dict[str, int] = field(default_factory=dict)  # Redis commands in the window
-
-    @property
-    def rate(self) -> float:
-        return len(self.lat) / (self.end - self.start)
 
 
 async def lag_probe(lags: list[float], every: float = 0.005) -> None:
@@ -248,70 +227,6 @@ async def floor(url: str, seconds: float = 3.0, inflight: int = 32) -> tuple[flo
     finally:
         await client.aclose()
     return len(lat) / (time.monotonic() - started), pct(lat, 0.5), pct(lat, 0.99)
-
-
-def knee(windows: list[Window]) -> float | None:
-    """Inputs/s where p99 crosses LINE, interpolated between the last step under
-    it and the first over it; None if no step crossed. A first step over the
-    line has no step under it to interpolate from: no figure (`main` says
-    the knee is below that step), never a guess from that step alone."""
-    below: Window | None = None
-    for w in windows:
-        p99 = pct(w.lat, 0.99) / 1000
-        if p99 > LINE:
-            if below is None:
-                return None
-            b99 = pct(below.lat, 0.99) / 1000
-            return below.rate + (LINE - b99) * (w.rate - below.rate) / (p99 - b99)
-        below = w
-    return None
-
-
-def verdict(windows: list[Window], floor_pairs: float) -> str:
-    """The probe's last line: the knee and its ratio to the floor, or which
-    side of the ramp it lies beyond."""
-    found = knee(windows)
-    first = windows[0]
-    if found is None and pct(first.lat, 0.99) / 1000 > LINE:
-        return (
-            f"knee: below {first.rate:.0f} inputs/s (the first step already crossed "
-            "p99 100 ms: start the ramp lower)"
-        )
-    if found is None:
-        return f"knee: above {windows[-1].rate:.0f} inputs/s (no step crossed p99 100 ms)"
-    return (
-        f"knee: {found:.0f} inputs/s at p99 100 ms = {found / floor_pairs:.3f}x the floor's "
-        f"{floor_pairs:,.0f} pairs/s"
-    )
-
-
-def reach(windows: list[Window], cores: int, target: float) -> str:
-    """What this machine leaves a worker at `target` inputs/s: the driver and
-    Redis share its cores, so the worker gets what they don't take, and must
-    spend less than that per input to carry the rate at all (a knee needs
-    headroom besides). Their CPU per input is read from the busiest step."""
-    w = windows[-1]
-    spent = (w.cpu.get("driver", 0.0) + w.cpu.get("redis", 0.0)) / max(w.rate, 1e-9)
-    if spent <= 0:
-        return "reach: the driver's and Redis's CPU were not measured"
-    left = cores - spent * target
-    now = w.cpu.get("worker", 0.0) / max(w.rate, 1e-9) * 1000
-    if left <= 0:
-        return (
-            f"reach: at {target:.0f} inputs/s the driver and Redis alone ({spent * 1000:.1f}"
-            f" CPU ms an input) would take more than {cores} cores: not measurable here"
-        )
-    return (
-        f"reach: at {target:.0f} inputs/s the driver and Redis ({spent * 1000:.1f} CPU ms an"
-        f" input) take {spent * target:.2f} of {cores} cores; the worker, on the rest, must"
-        f" spend under {left / target * 1000:.2f} CPU ms an input (at the busiest step it"
-        f" spent {now:.2f})"
-    )
-
-
-def goal(floor_pairs: float) -> float:
-    """Issue #20's goal on this run's floor, in inputs/s."""
-    return GOAL * floor_pairs
 
 
 async def commands(ports: list[int]) -> dict[str, int]:

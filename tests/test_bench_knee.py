@@ -5,7 +5,7 @@ that way, for a step that carried 99). Synthetic steps; nothing timed."""
 
 from __future__ import annotations
 
-from bench.knee import Window, goal, knee, reach, verdict
+from bench.knee_reading import Window, goal, knee, reach, verdict
 
 
 def step(games: int, inputs: int, p99_ms: float) -> Window:
