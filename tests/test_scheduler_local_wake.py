@@ -24,6 +24,7 @@ from scheduler.lease import Lease
 from scheduler.redis_ports import RedisGames, RedisService, wake_channel
 from scheduler.runner import candidate
 from scheduler.service_ports import WakeNotifier
+from tests.worker_process import wait_for
 
 pytestmark = pytest.mark.scheduler
 
@@ -62,10 +63,7 @@ def test_the_leaders_own_commits_arm_in_process_and_are_not_published() -> None:
             candidate(r, prefix, lease, games, service, stop, resync=3600.0, on_term=waker.lead)
         )
         try:
-            end = time.monotonic() + 10
-            while waker.local is None:
-                assert time.monotonic() < end, "the term never armed"
-                await asyncio.sleep(0.02)
+            await wait_for(lambda: waker.local is not None, 10, "the term to arm")
             # A commit made after the term's re-arm, announced to nobody but
             # the notifier (no resync for an hour): only the in-process arm can
             # fire its deadline.
@@ -76,10 +74,7 @@ def test_the_leaders_own_commits_arm_in_process_and_are_not_published() -> None:
             assert waker.local.armed("g1"), "the commit armed nothing in-process"
             # (before the deadline: the stand-in service publishes what it applies)
             assert await heard(listener, 0.2) == []
-            end = time.monotonic() + 10
-            while not await service.applied():
-                assert time.monotonic() < end, "the deadline armed in-process never fired"
-                await asyncio.sleep(0.05)
+            await wait_for(service.applied, 10, "the deadline armed in-process to fire")
         finally:
             stop.set()
             await asyncio.wait_for(task, 10)

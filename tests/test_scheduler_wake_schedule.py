@@ -32,6 +32,7 @@ from scheduler.redis_ports import RedisGames, RedisService
 from scheduler.runner import candidate
 from scheduler.service_ports import WakeNotifier
 from tests.store_helpers import playthrough
+from tests.worker_process import wait_for
 
 pytestmark = pytest.mark.scheduler
 
@@ -167,32 +168,21 @@ def test_skipped_wake_ups_lose_no_deadline() -> None:
             candidate(r, prefix, lease, games, service, stop, resync=3600.0, on_term=terms.append)
         )
         try:
-            end = time.monotonic() + 10
-            while not terms or terms[-1] is None:
-                assert time.monotonic() < end, "the term never armed"
-                await asyncio.sleep(0.02)
+            await wait_for(lambda: bool(terms) and terms[-1] is not None, 10, "the term to arm")
             sched = terms[-1]
+            assert sched is not None
             await asyncio.sleep(0.3)  # the wake loop subscribes as the term starts
             game = live_game("w1", time.time(), 1.5)
             await games.save(game, wake=False)
             await other.notify(game, ())
-            end = time.monotonic() + 5
-            while not sched.armed("w1"):
-                assert time.monotonic() < end, "the wake-up armed nothing"
-                await asyncio.sleep(0.02)
+            await wait_for(lambda: bool(sched.armed("w1")), 5, "the wake-up to arm the game")
             assert games.loads == 1
             again = game._replace(version=game.version + 1)  # same schedule
             await games.save(again, wake=False)
             await other.notify(again, ())
-            end = time.monotonic() + 5
-            while sched.stats["unchanged"] < 1:
-                assert time.monotonic() < end, "the second wake-up was never taken"
-                await asyncio.sleep(0.02)
+            await wait_for(lambda: sched.stats["unchanged"] >= 1, 5, "the second wake-up")
             assert games.loads == 1, "a wake-up with the armed schedule loaded the game"
-            end = time.monotonic() + 10
-            while not await service.applied():
-                assert time.monotonic() < end, "the deadline never fired"
-                await asyncio.sleep(0.05)
+            await wait_for(service.applied, 10, "the deadline to fire")
         finally:
             stop.set()
             await asyncio.wait_for(task, 10)
