@@ -60,22 +60,19 @@ def app(redis: str, twilio: str) -> Any:
     """The bare webhook: signature, round trips, texts; its answer is empty TwiML.
     The form is parsed as adapters/sms/webhook.py parses it (the standard
     library), the signature checked as there."""
-    import redis.asyncio as aioredis
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import Response
     from starlette.routing import Route
     from twilio.request_validator import RequestValidator
-    from twilio.rest import Client
 
-    from adapters.sms.outbound import AiohttpClient
+    from adapters.sms.outbound import twilio_client
+    from adapters.sms.settings import SmsSettings
+    from adapters.store.redis_store import RedisStore
 
-    pool = aioredis.BlockingConnectionPool.from_url(
-        redis, decode_responses=True, max_connections=128, timeout=10
-    )
-    db = aioredis.Redis.from_pool(pool)
-    sms = Client(ACCOUNT_SID, AUTH_TOKEN, http_client=AiohttpClient(twilio))
-    _ = sms.messages  # the SDK's lazy imports, done at start as serve does
+    db = RedisStore.from_url(redis).client  # the store's own client and pool
+    # the SDK's client as serve builds it (its lazy imports done at start)
+    sms = twilio_client(SmsSettings(ACCOUNT_SID, AUTH_TOKEN, PUBLIC, api_base_url=twilio))
     check = RequestValidator(AUTH_TOKEN)
 
     async def hook(request: Request) -> Response:
