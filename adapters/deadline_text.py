@@ -12,6 +12,7 @@ in Europe).
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -24,6 +25,7 @@ from gameflow.i18n import render
 
 LOCALES = {"nb": "nb", "sr": "sr_Latn", "en": "en_GB"}
 CLOCK_AFTER = 1800.0  # in a campaign, a deadline further away than this is a clock time
+GRACE = 5.0  # seconds short of a whole minute that still count as it (a prompt's delay)
 
 
 def _zone(game: Game) -> ZoneInfo:
@@ -44,11 +46,17 @@ def _span(seconds: int, unit: Unit, locale: str) -> str:
 
 
 def countdown(left: float, lang: str) -> str:
-    """ "Time left: ..." rounded down, never up: a countdown must not promise
-    more than the deadline gives (20 s left is "20 seconds", not "1 minute";
-    4 min 59 s is "4 minutes"). An hour or more names hours and minutes."""
+    """ "Time left: ..." rounded down: a countdown must not promise more than
+    the deadline gives (20 s left is "20 seconds", not "1 minute"; 4 min 30 s is
+    "4 minutes"). But a prompt is drawn a moment after its phase opened, so up
+    to `GRACE` seconds short of a whole minute counts as that minute: a
+    2-minute vote drawn 0.4 s late says "2 minutes", not "1 minute". An hour or
+    more names hours and minutes."""
     locale = LOCALES.get(lang, "en_GB")
     whole = int(left)
+    minute = math.ceil(left / 60) * 60
+    if left >= 1 and minute - left <= GRACE:
+        whole = minute
     if whole < 1:
         return render(N_("Time left: less than a minute."), lang)
     if whole < 60:

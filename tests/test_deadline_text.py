@@ -46,8 +46,11 @@ def test_a_fast_game_counts_down() -> None:
     assert until(game, "en", now) == "Time left: 5 minutes."
     assert until(game, "nb", now) == "Tid igjen: 5 minutter."
     assert until(game, "sr", now) == "Preostalo vreme: 5 minuta."
-    # rounded down, never up: a countdown never promises more than is left
-    assert until(game, "en", now + 1) == "Time left: 4 minutes."
+    # drawn a moment late, a whole minute still reads as it (issue #35)
+    assert until(game, "en", now + 1) == "Time left: 5 minutes."
+    assert until(game, "nb", now + 4.5) == "Tid igjen: 5 minutter."
+    # otherwise rounded down: a countdown never promises more than is left
+    assert until(game, "en", now + 6) == "Time left: 4 minutes."
     assert until(game, "en", now + 290) == "Time left: 10 seconds."
     assert until(game, "nb", now + 280) == "Tid igjen: 20 sekunder."
     assert until(game, "sr", now + 280) == "Preostalo vreme: 20 sekundi."
@@ -58,12 +61,26 @@ def test_a_fast_game_counts_down() -> None:
 def test_countdowns_round_down_in_every_unit() -> None:
     from adapters.deadline_text import countdown
 
-    assert countdown(59.9, "en") == "Time left: 59 seconds."
+    assert countdown(54.9, "en") == "Time left: 54 seconds."
     assert countdown(60, "en") == "Time left: 1 minute."
-    assert countdown(119, "en") == "Time left: 1 minute."
-    assert countdown(3599, "nb") == "Tid igjen: 59 minutter."
+    assert countdown(114, "en") == "Time left: 1 minute."
+    assert countdown(3594, "nb") == "Tid igjen: 59 minutter."
     assert countdown(5400, "en") == "Time left: 1 hour 30 minutes."
-    assert countdown(7199, "sr") == "Preostalo vreme: 1 sat 59 minuta."
+    assert countdown(7194, "sr") == "Preostalo vreme: 1 sat 59 minuta."
+
+
+def test_a_whole_minute_drawn_a_moment_late_is_still_that_minute() -> None:
+    """A 2-minute vote's prompt is drawn after the commit: 119.6 s left read
+    "1 minute" (issue #35, item 12). Up to GRACE seconds short of a whole
+    minute count as it; more than that rounds down as before."""
+    from adapters.deadline_text import GRACE, countdown
+
+    assert countdown(119.6, "en") == "Time left: 2 minutes."
+    assert countdown(120 - GRACE, "en") == "Time left: 2 minutes."
+    assert countdown(59.9, "en") == "Time left: 1 minute."
+    assert countdown(3599, "nb") == "Tid igjen: 1 time."
+    assert countdown(7199, "sr") == "Preostalo vreme: 2 sata."
+    assert countdown(0.4, "en") == "Time left: less than a minute."
 
 
 def test_a_campaign_names_the_clock_time_in_the_games_zone() -> None:
