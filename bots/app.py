@@ -90,8 +90,12 @@ class Channel:
     problem: str = "starting"
 
     def status(self) -> str:
-        """What /healthz says: the mode when up, else why it is down."""
-        return self.mode if self.up else f"down: {self.problem}"
+        """What /healthz says: the mode when up, "starting" before the first
+        try ended, else "down". Never the problem itself: an exception's text
+        may carry a token or an address (it goes to the log, redacted)."""
+        if self.up:
+            return self.mode
+        return "starting" if self.problem == "starting" else "down"
 
 
 RETRY_FIRST = 1.0  # seconds before a failed channel start is tried again
@@ -406,11 +410,21 @@ def create_app(rt: Runtime, *, background: Sequence[Background] = ()) -> Starlet
     rt.background.extend(background)
     page = StatusPage(rt.tv)
 
+    store_down = [False]  # said once per outage, not once per probe
+
     async def healthz(request: Request) -> Response:
+        """The parts' names and states only: the reasons (an address, a URL
+        with a token) go to the log, once per outage, through the scrubber."""
         try:
             await rt.store.load("healthz")
         except Exception as exc:
-            return JSONResponse({"ok": False, "store": rt.store_kind, "error": str(exc)}, 503)
+            if not store_down[0]:
+                log.warning("store: not answering (%s: %s)", type(exc).__name__, exc)
+            store_down[0] = True
+            return JSONResponse({"ok": False, "store": rt.store_kind, "error": "store down"}, 503)
+        if store_down[0]:
+            log.info("store: answering again")
+            store_down[0] = False
         return JSONResponse(
             {
                 "ok": True,
