@@ -186,6 +186,31 @@ class Settings(BaseSettings):
             raise ValueError("must not have a query or fragment")
         return value.rstrip("/")
 
+    @field_validator("telegram_api_base_url")
+    @classmethod
+    def _bot_api(cls, value: str | None) -> str | None:
+        """The Bot API server's URL, with or without the `/bot` that the
+        official one ends in (https://api.telegram.org/bot): held in the form
+        the client wants, `.../bot`, to which it appends `<token>/<method>`."""
+        if value is None:
+            return None
+        form = "an http(s) URL such as http://127.0.0.1:8081 or https://api.telegram.org/bot"
+        parts = urlsplit(value)
+        try:
+            port_ok = parts.port is None or parts.port > 0
+        except ValueError:
+            port_ok = False
+        if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+            raise ValueError("must be " + form)
+        if parts.query or parts.fragment or "@" in parts.netloc:
+            raise ValueError("must be " + form + ", without a query, fragment or user")
+        path = parts.path.rstrip("/")
+        if re.search(r"/bot\d+:", path):
+            raise ValueError("must end at /bot, without the token (TELEGRAM_BOT_TOKEN holds it)")
+        if not path.endswith("/bot"):
+            path += "/bot"
+        return f"{parts.scheme}://{parts.netloc}{path}"
+
     @field_validator("redis_url")
     @classmethod
     def _redis(cls, value: str | None) -> str | None:
