@@ -335,8 +335,9 @@ def test_host_advance_only_when_nobody_is_awaited() -> None:
 
 def test_host_advance_names_nobody_when_who_is_awaited_is_a_secret() -> None:
     """At a Traitors night who is awaited is a secret (only traitors vote): the
-    refusal of an early advance names nobody. (A real night, not a patched
-    rules object: the compiled core's classes can't be patched.)"""
+    refusal of an early advance names nobody, and says the night ends at its
+    deadline, as it does once the traitors have voted (issue #35, 16). (A real
+    night, not a patched rules object: the compiled core's classes can't be patched.)"""
     from gameflow.replay import setup_game
 
     script = {
@@ -352,8 +353,9 @@ def test_host_advance_names_nobody_when_who_is_awaited_is_a_secret() -> None:
         assert isinstance(result, Accepted)
         game = result.state
     rej = apply(game, A.Advance(game.host), game.phase.started + 1)
-    assert isinstance(rej, Rejected) and rej.code == "not_ready"
-    assert rej.message.msgid == "Not everyone is ready yet." and rej.message.params == ()
+    assert isinstance(rej, Rejected) and rej.code == "not_early"
+    assert rej.message.msgid.startswith("This phase can't be ended early")
+    assert rej.message.params == ()
 
 
 def test_host_controls_in_legal() -> None:

@@ -244,6 +244,41 @@ def test_nobody_is_shown_awaited_at_night() -> None:
     assert "ready" not in view(game, None)["traitors"]
 
 
+EARLY = {"as": "host", "do": "advance_early"}
+NIGHT_MURDER = [
+    {"as": "ana", "do": "murder", "target": "dag"},
+    {"as": "bo", "do": "murder", "target": "dag"},
+]
+
+
+@pytest.mark.parametrize("pacing", ["fast", "campaign"])
+def test_the_host_cannot_end_a_night_early(pacing: str) -> None:
+    """Issue #35, 16: the host's early advance is refused alike before and after
+    the traitors have voted, and never offered at night: accepting it once
+    nobody is awaited would tell the host that the traitors are done."""
+    steps = [*BEFORE_NIGHT, EARLY, *NIGHT_MURDER, EARLY]
+    game, rec = play(steps, pacing=pacing)
+    assert game.phase.name == "night" and st(game).pending is not None
+    assert codes(rec) == ["not_early", "not_early"]
+    assert rec["rejected"][0]["error"] == rec["rejected"][1]["error"]
+    assert "deadline" in rec["rejected"][0]["error"]
+    nights = [g for g, _, _ in states(script(steps, pacing=pacing)) if g.phase.name == "night"]
+    assert len(nights) == 3  # the night, then each traitor's vote
+    assert all("advance_early" not in [s.kind for s in legal(g, "host")] for g in nights)
+
+
+def test_a_night_without_traitors_does_not_end_early_either() -> None:
+    """With no traitor left nobody is awaited at night from its start; an
+    accepted early advance would bring breakfast at once and so tell everyone
+    the traitors are gone (the seed: the loyal don't know how many there are)."""
+    banish_ana = votes({"ana": "dag", "cy": "ana", "dag": "ana", "eli": "ana"})
+    steps = [*to_table, *banish_ana, adv, EARLY]
+    game, rec = play(steps, roles={"ana": "traitor"})
+    assert st(game).traitors() == ()
+    assert game.phase.name == "night" and game.phase.round == 1
+    assert codes(rec) == ["not_early"]
+
+
 # -- 5./6. forcing --------------------------------------------------------------------
 
 

@@ -1,8 +1,8 @@
 """The one transition: `apply(game, action, now) -> Accepted | Rejected`.
 
 The engine handles what every game shares: the lobby, host controls (pause and
-resume keep the remaining time, advance early once everyone active is ready,
-end), deadlines carrying the phase they were armed for, the version bumped on
+resume keep the remaining time, advance early once the game says its phase is
+ready, end), deadlines carrying the phase they were armed for, the version bumped on
 every accepted action, the report to the host when a player misses two
 deadlines in a row, the host moving a campaign window (gameflow.core.campaign), and players saying
 they are away (gameflow.core.away). Everything game-specific is delegated to the game's `Rules`.
@@ -107,7 +107,7 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
             specs.append(ActionSpec(A.SetLanguage.kind, seq, (Field("lang", LANGUAGES),)))
     elif running and player == game.host:
         specs.append(ActionSpec(A.Resume.kind if game.phase.paused else A.Pause.kind, seq))
-        if not rules.awaiting(game):
+        if rules.ready(game):
             specs.append(ActionSpec(A.Advance.kind, seq))
         specs.append(ActionSpec(A.End.kind, seq))
     if player == game.host and not game.over:
@@ -369,11 +369,7 @@ def _resume(game: Game, action: A.Action, now: float) -> Accepted[Game] | Reject
     resumed = game._replace(phase=phase)
     rules = rules_for(game.kind)
     # Everyone got ready during the pause: move on now, as it would have then.
-    if (
-        game.option("auto_advance", True)
-        and rules.expected(resumed)
-        and not rules.awaiting(resumed)
-    ):
+    if game.option("auto_advance", True) and rules.expected(resumed) and rules.ready(resumed):
         ended = rules.end_phase(resumed, now)
         return accepted(ended.state, (*events, *ended.events))
     return accepted(resumed, tuple(events))
@@ -389,15 +385,18 @@ def _advance(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejec
     if game.phase.paused:
         return reject("paused", N_("The game is paused: resume it first."))
     rules = rules_for(game.kind)
-    waiting = rules.awaiting(game)
-    if waiting and rules.secret_awaiting(game):  # who is awaited is a secret (a night)
-        return reject("not_ready", N_("Not everyone is ready yet."))
-    if waiting:
-        return reject(
-            "not_ready",
-            N_("Not everyone is ready yet: waiting for {names}."),
-            names=tuple(game.names[i] for i in waiting),
-        )
+    # The game says whether its phase may end now (`ready`), not the core from
+    # who is awaited: a phase that never ends early (a Traitors night) refuses
+    # alike before and after its secret inputs, so the refusal tells nothing.
+    if not rules.ready(game):
+        waiting = () if rules.secret_awaiting(game) else rules.awaiting(game)
+        if waiting:
+            return reject(
+                "not_ready",
+                N_("Not everyone is ready yet: waiting for {names}."),
+                names=tuple(game.names[i] for i in waiting),
+            )
+        return reject("not_early", N_("This phase can't be ended early: it ends at its deadline."))
     ended = rules.end_phase(game, now)
     return accepted(ended.state, ended.events)
 

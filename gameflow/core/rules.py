@@ -50,9 +50,11 @@ class Rules(Protocol):
         ...
 
     def ready(self, game: Game) -> bool:
-        """Whether nobody owes an input any more: `not awaiting(game)`, which
-        the engine asks after every input, so a game may answer it without
-        listing who is awaited."""
+        """Whether the phase may end before its deadline: usually `not
+        awaiting(game)`, which the engine asks after every input, so a game may
+        answer it without listing who is awaited. Automatic advancing and the
+        host's early advance both ask it; a phase that must never end early
+        (a Traitors night) answers False whoever has answered."""
         ...
 
     def expected(self, game: Game) -> tuple[int, ...]:

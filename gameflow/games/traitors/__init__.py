@@ -37,7 +37,7 @@ from gameflow.games.traitors.actions import (
     Vote,
 )
 from gameflow.games.traitors.chat import relay
-from gameflow.games.traitors.options import DEFAULTS, WINDOWS
+from gameflow.games.traitors.options import DEFAULTS, LIMITS, WINDOWS
 from gameflow.games.traitors.state import (
     END_VOTE,
     MISSION,
@@ -83,6 +83,7 @@ class TraitorsRules:
     windows: tuple[tuple[str, str, str], ...] = (
         WINDOWS  # the campaign's clock windows (gameflow.core.campaign)
     )
+    option_limits = LIMITS  # what each option takes (gameflow.core.options)
 
     def default_options(self) -> dict[str, Any]:
         return dict(DEFAULTS)
@@ -117,7 +118,9 @@ class TraitorsRules:
 
     def ready(self, game: Game) -> bool:
         """Never at night: the night ends at its deadline however soon the
-        traitors (and anyone they asked) are done, or its length would tell."""
+        traitors (and anyone they asked) are done, or its length would tell.
+        The engine asks this for automatic advancing and for the host's early
+        advance alike, so neither can end a night."""
         return game.phase.name not in NIGHT_PHASES and not inputs.awaiting(game)
 
     def expected(self, game: Game) -> tuple[int, ...]:
