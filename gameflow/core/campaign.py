@@ -27,6 +27,7 @@ Everything is pure: time is an input, the zone is data in the state.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from typing import Any, Final, NamedTuple
 
@@ -35,6 +36,7 @@ from gameflow.core.clock import DAY, day_date, local_day, offset_at
 from gameflow.core.clock import at as clock_at
 from gameflow.core.events import Event, Kind, announce, reminder, timer
 from gameflow.core.legal import ActionSpec, Field
+from gameflow.core.options import CLOCK, FLAG, QUIET, ZONE, Limit, one_of, seconds
 from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
@@ -81,6 +83,19 @@ def campaign_options(windows: dict[str, str], *, pacing: str = FAST) -> dict[str
         "campaign_reminder_before": DEFAULT_REMINDER,
         "campaign_auto_advance": False,
         **windows,
+    }
+
+
+def campaign_limits(windows: Iterable[str]) -> dict[str, Limit]:
+    """The limits (gameflow.core.options) of the options `campaign_options`
+    gives, `windows` being the names of the window options."""
+    return {
+        "pacing": one_of(*PACINGS),
+        "timezone": ZONE,
+        "quiet_hours": QUIET,
+        "campaign_reminder_before": seconds(0.0, DAY),
+        "campaign_auto_advance": FLAG,
+        **{name: CLOCK for name in windows},
     }
 
 

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from gameflow.core import actions as A
-from gameflow.core import away, campaign
+from gameflow.core import away, campaign, names
+from gameflow.core import options as options_of
 from gameflow.core.events import Event, Kind, announce, changed, to_host
 from gameflow.core.legal import ActionSpec, Field
 from gameflow.core.phases import over, rearm
@@ -34,7 +35,7 @@ from gameflow.core.state import (
 from gameflow.core.text import N_, msg, nmsg
 
 LANGUAGES: Final = ("nb", "sr", "en")
-MAX_NAME: Final = 32
+MAX_NAME: Final = names.MAX_NAME
 MISSES_REPORTED: Final = 2
 
 
@@ -49,15 +50,7 @@ def new_game(
     setup: Mapping[str, Any] | None = None,
 ) -> Game:
     """A game in its lobby. `seed` decides every draw; `setup` fixes draws for tests."""
-    rules = rules_for(kind)
-    opts = dict(rules.default_options())
-    for key, value in (options or {}).items():
-        if key not in opts:
-            raise ValueError(f"unknown option {key!r} for {kind}")
-        fitted = option_value(opts[key], value)
-        if fitted is None:
-            raise ValueError(f"option {key!r} of {kind} can't be {value!r}")
-        opts[key] = fitted
+    opts = options_of.settle(rules_for(kind), options)  # OptionError: what fits
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}")
     return Game(
@@ -227,16 +220,13 @@ def _join(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected
     if game.phase.name != LOBBY:
         return reject("started", N_("The game has already started."))
     player = action.by or ""
-    name = " ".join(action.name.split())
     if not player or player.startswith("@"):
         return reject("bad_player", N_("That player id can't be used."))
     if game.seat(player) >= 0:
         return reject("joined", N_("You have already joined this game."))
-    if not name or len(name) > MAX_NAME:
-        return reject("bad_name", N_("Pick a name of 1 to {max} characters."), max=MAX_NAME)
-    folded = name.casefold()
-    if folded in [n.casefold() for n in game.names]:
-        return reject("name_taken", N_("The name {name} is taken; pick another."), name=name)
+    name = names.admit(game.names, action.name)  # cleaned, or refused (gameflow.core.names)
+    if isinstance(name, Rejected):
+        return name
     rules = _RULES.get(game.kind) or _rules(game.kind)
     if len(game.players) >= rules.max_players:
         return reject("full", N_("The game is full ({max} players)."), max=rules.max_players)
@@ -280,30 +270,15 @@ def _set_option(game: Game, action: A.Action, now: float) -> Accepted[Game] | Re
         return _host_only()
     if game.phase.name != LOBBY:
         return reject("started", N_("The game has already started."))
-    defaults = rules_for(game.kind).default_options()
-    if action.name not in defaults:
+    rules = rules_for(game.kind)
+    if action.name not in rules.default_options():
         return reject("bad_option", N_("There is no setting called {name}."), name=action.name)
-    value = option_value(defaults[action.name], action.value)
-    if value is None:
-        return reject(
-            "bad_value", N_("That value doesn't fit the setting {name}."), name=action.name
-        )
+    value, problem = options_of.fit(rules, action.name, action.value)  # type and range
+    if problem is not None:
+        return Rejected("bad_value", problem)
     opts = dict(game.options)
     opts[action.name] = value
     return accepted(game._replace(options=tuple(sorted(opts.items()))), (Event(Kind.CHANGED),))
-
-
-def option_value(default: Any, value: Any) -> Any:
-    """`value` as the type of the option's `default` (ints widen to floats), or
-    None when it doesn't fit: wrong type, or a negative number."""
-    want = type(default)
-    if want is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-        return None
-    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
-        return None
-    return value
 
 
 def _set_language(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:

@@ -10,11 +10,14 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from gameflow.core.actions import Action
+from gameflow.core.campaign import campaign_limits
+from gameflow.core.options import FLAG, Limit, one_of, seconds, span, text
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
 from gameflow.games.resistance import flow, inputs, pacing, plots, views
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
+from gameflow.games.resistance.cards import DECKS
 
 
 class StepError(ValueError):
@@ -41,6 +44,24 @@ class ResistanceRules:
     windows: tuple[tuple[str, str, str], ...] = (
         pacing.WINDOWS
     )  # the campaign's clock windows (gameflow.core.campaign)
+    # What each option takes (gameflow.core.options): [decision] phases up to a
+    # week, spies 0 (by the table) up to fewer than half the most players, up
+    # to 20 rejected teams in a row, the host's hero cards up to 4,000 characters.
+    option_limits: Final[dict[str, Limit]] = {
+        "proposal_seconds": seconds(),
+        "vote_seconds": seconds(),
+        "mission_seconds": seconds(),
+        "reminder_before": seconds(),
+        "auto_advance": FLAG,
+        "plot_cards": FLAG,
+        "plot_deck": one_of(*DECKS),
+        "heroes": FLAG,
+        "hero_cards": text(4000),
+        "spies": span(0, (max_players - 1) // 2),
+        "double_fail": FLAG,
+        "max_rejections": span(1, 20),
+        **campaign_limits(option for _, _, option in pacing.WINDOWS),
+    }
 
     def default_options(self) -> dict[str, Any]:
         return {

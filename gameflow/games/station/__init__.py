@@ -10,12 +10,15 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from gameflow.core.actions import Action
+from gameflow.core.campaign import campaign_limits
 from gameflow.core.legal import ActionSpec
+from gameflow.core.options import FLAG, Limit, one_of, seconds, span
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
 from gameflow.games.station import flow, inputs, pacing, views
 from gameflow.games.station.actions import Choose, Vote
+from gameflow.games.station.state import REVEAL_ALL, REVEAL_PLAYED
 
 
 class StepError(ValueError):
@@ -30,6 +33,21 @@ class StationRules:
     windows: tuple[tuple[str, str, str], ...] = (
         pacing.WINDOWS
     )  # the campaign's clock windows (gameflow.core.campaign)
+    # What each option takes (gameflow.core.options): [decision] phases up to a
+    # week, infiltrators 0 (by the table) up to fewer than half the most players.
+    option_limits: Final[dict[str, Limit]] = {
+        "mission_seconds": seconds(),
+        "discussion_seconds": seconds(),
+        "vote_seconds": seconds(),
+        "reminder_before": seconds(),
+        "auto_advance": FLAG,
+        "open_votes": FLAG,
+        "traps": FLAG,
+        "infiltrators": span(0, (max_players - 1) // 2),
+        "reveal_guards": one_of(REVEAL_PLAYED, REVEAL_ALL),
+        "sms_vote_names": FLAG,
+        **campaign_limits(option for _, _, option in pacing.WINDOWS),
+    }
 
     def default_options(self) -> dict[str, Any]:
         return {

@@ -28,6 +28,7 @@ from typing import Any, Final
 from gameflow.core import campaign
 from gameflow.core.campaign import MAX_SKIP, MIN_PHASE, WindowDecl, clock
 from gameflow.core.clock import local_day
+from gameflow.core.options import CLOCK, FLAG, QUIET, ZONE, Limit, one_of, seconds, span
 from gameflow.core.state import Game
 from gameflow.games.traitors.length import default_final_day
 from gameflow.games.traitors.state import (
@@ -50,6 +51,9 @@ DEFAULTS: dict[str, Any] = {
     "missions": "host",
     "dagger": False,  # the seed: an element that «kan benyttes»
     "dagger_with_shield": False,  # the dagger lies in the shield's box (same winner)
+    # [decision] a re-vote that ties again excludes every player it was over
+    # (the seed: «disse spillerne»); off: only the players tied again
+    "second_tie_excludes_all": True,
     "recruit": False,  # the seed: «om spillmesteren tillater»; the game master allows it
     "death_list": False,
     "final_day": 0,  # 0: by the table size (length.default_final_day)
@@ -76,6 +80,43 @@ DEFAULTS: dict[str, Any] = {
     "fast_end_vote": 90.0,
     "reminder_before": 60.0,
     "auto_advance": True,
+}
+
+# What each option takes (gameflow.core.options): [decision] fast phases up to a
+# week, a campaign's re-vote, end vote and first mission up to a day, up to 60
+# days, traitors 0 (by the table) up to fewer than half the most players (24).
+LIMITS: Final[dict[str, Limit]] = {
+    "pacing": one_of(*PACINGS),
+    "missions": one_of(*MISSION_KINDS),
+    "dagger": FLAG,
+    "dagger_with_shield": FLAG,
+    "second_tie_excludes_all": FLAG,
+    "recruit": FLAG,
+    "death_list": FLAG,
+    "final_day": span(0, 60),
+    "traitors": span(0, 11),
+    "death_list_size": span(1, 23),
+    "plea_seconds": seconds(),
+    "timezone": ZONE,
+    "campaign_breakfast": CLOCK,
+    "campaign_shield_room": CLOCK,
+    "campaign_roundtable": CLOCK,
+    "campaign_roundtable_end": CLOCK,
+    "campaign_night": CLOCK,
+    "campaign_revote": seconds(0, DAY),
+    "campaign_end_vote": seconds(0, DAY),
+    "campaign_first_mission": seconds(0, DAY),
+    "campaign_auto_advance": FLAG,
+    "quiet_hours": QUIET,
+    "campaign_reminder_before": seconds(0, DAY),
+    "fast_mission": seconds(),
+    "fast_shield_room": seconds(),
+    "fast_roundtable": seconds(),
+    "fast_revote": seconds(),
+    "fast_night": seconds(),
+    "fast_end_vote": seconds(),
+    "reminder_before": seconds(),
+    "auto_advance": FLAG,
 }
 
 # The campaign's windows: (name, the phase it closes, the option of its clock time).
@@ -206,4 +247,5 @@ def config_for(game: Game) -> Config:
         first_mission=float(game.option("campaign_first_mission")),
         plea_seconds=float(game.option("plea_seconds")),
         dagger_with_shield=bool(game.option("dagger_with_shield")),
+        second_tie_all=bool(game.option("second_tie_excludes_all")),
     )
