@@ -5,6 +5,7 @@ test_traitors_night.py; helpers: traitors_helpers.py)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from traitors_helpers import (
@@ -26,7 +27,8 @@ from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import HOST_VIEW
 from gameflow.games.traitors import TRAITORS, gm_view, relay
 from gameflow.games.traitors.options import traitor_count
-from gameflow.replay import replay_text, setup_game
+from gameflow.i18n import render
+from gameflow.replay import parse_step, replay_text, setup_game
 
 pytestmark = pytest.mark.traitors
 
@@ -211,6 +213,67 @@ def test_full_tie_protocol_excludes_the_twice_tied() -> None:
     assert st(game).banished_today == (game.seat("eli"),)
     assert [r["day"] for r in rec["days"]] == []
     assert game.phase.name == "night"
+
+
+P8 = [*P6, "gus", "hal"]
+# ana, bo and cy tie 2-2-2 (ana and bo are the traitors); in the re-vote the
+# five others give ana and bo two votes each and cy one.
+THREE_WAY_TIE = [
+    *to_table,
+    *votes({"cy": "ana", "dag": "ana", "eli": "bo", "fia": "bo", "gus": "cy", "hal": "cy"}),
+    adv,
+    *votes({"dag": "ana", "eli": "ana", "fia": "bo", "gus": "bo", "hal": "cy"}),
+    adv,
+]
+
+
+def test_a_second_tie_excludes_everyone_the_revote_was_over() -> None:
+    """Issue #35, 17: the seed's «Om det blir uavgjort resultat ved avstemming
+    nummer to kan ikke disse spillerne lengre stemmes på»: "these players" are
+    the ones the re-vote was over, so cy is out too, not only ana and bo."""
+    game, rec = play(THREE_WAY_TIE, players=P8)
+    assert game.phase.name == "revote" and st(game).table.kind == "open"
+    out = {game.seat(p) for p in ("ana", "bo", "cy")}
+    assert set(st(game).table.excluded) == out
+    assert not out & set(st(game).table.candidates)
+    ballot = next(s for s in legal(game, "dag") if s.kind == "vote")
+    assert set(ballot.fields[0].options) == {"eli", "fia", "gus", "hal"}
+    game, rec = play([*THREE_WAY_TIE, {"as": "dag", "do": "vote", "for": "cy"}], players=P8)
+    assert codes(rec) == ["bad_target"]
+    again = "A tie again: ana, bo, cy can no longer be voted for. A new vote follows."
+    assert again in _announced(THREE_WAY_TIE)
+    # then the others banish one of themselves
+    game, rec = play(
+        [*THREE_WAY_TIE, *votes({"ana": "hal", "bo": "hal", "cy": "hal"}), adv], players=P8
+    )
+    assert st(game).banished_today == (game.seat("hal"),)
+
+
+def test_a_second_tie_may_exclude_only_the_tied_again() -> None:
+    """[decision] `second_tie_excludes_all` off: the project's first reading,
+    only the players tied again are excluded, so cy can still be banished."""
+    steps = [*THREE_WAY_TIE, *votes({"ana": "cy", "bo": "cy", "dag": "cy"}), adv]
+    game, rec = play(steps, players=P8, second_tie_excludes_all=False)
+    assert codes(rec) == []
+    assert set(st(game).table.excluded) == {game.seat("ana"), game.seat("bo")}
+    assert st(game).banished_today == (game.seat("cy"),)
+
+
+def _announced(steps: list[dict[str, Any]]) -> list[str]:
+    """The public announcements of a script with P8, in English."""
+    game, now = setup_game(script(steps, players=P8))
+    out: list[str] = []
+    for step in steps:
+        now += 1.0
+        action = parse_step(game, step)
+        if isinstance(action, A.Deadline):
+            now = max(now, game.phase.deadline or now)
+        result = apply(game, action, now)
+        if isinstance(result, Accepted):
+            game = result.state
+            said = [e for e in result.events if e.kind == Kind.ANNOUNCE and e.text]
+            out += [render(e.text, "en") for e in said]
+    return out
 
 
 def test_silent_round_table_still_banishes_by_lot() -> None:

@@ -3,11 +3,12 @@
 A vote is OPEN (every active player votes; candidates are the active players
 not excluded) or TIE (a re-vote among the tied, who do not vote themselves).
 After an OPEN vote ties, the tied players plead (one line each, broadcast) and a
-TIE vote follows. When a TIE vote ties again, those players are excluded as
-candidates and a new OPEN vote runs without them; repeat until someone is
-banished. [decision] A vote in which nobody votes, a TIE vote nobody can vote
-in, and a new vote with no candidate left are settled by a seeded draw, so a
-silent table still ends.
+TIE vote follows. When a TIE vote ties again, every player it was over is
+excluded as a candidate (the seed; [decision] `second_tie_excludes_all` off:
+only those tied again) and a new OPEN vote runs without them; repeat until
+someone is banished. [decision] A vote in which nobody votes, a TIE vote nobody
+can vote in, and a new vote with no candidate left are settled by a seeded
+draw, so a silent table still ends.
 
 Dagger: laid down with the holder's vote in the day's first vote it counts
 twice there and in the TIE vote that directly follows. On the final day it
@@ -201,7 +202,11 @@ def close(game: Game, now: float) -> Accepted[Game]:
             return _open_revote(
                 game._replace(rules=st._replace(table=table)), now, events, tied, voters
             )
-    excluded = (*t.excluded, *tied)
+    # [decision] `second_tie_excludes_all` (on: the seed's «disse spillerne»):
+    # a re-vote that ties again excludes every player it was over; off: only
+    # those tied again. A tie with nobody to re-vote excludes the tied.
+    out = t.candidates if t.kind == TIE and st.config.second_tie_all else tied
+    excluded = (*t.excluded, *out)
     left = tuple(s for s in st.seats() if s not in excluded)
     if not left:
         events.append(announce(msg(N_("A tie again: the banished player is drawn by lot.")), seq))
@@ -212,7 +217,7 @@ def close(game: Game, now: float) -> Accepted[Game]:
         announce(
             msg(
                 N_("A tie again: {names} can no longer be voted for. A new vote follows."),
-                names=names,
+                names=tuple(game.names[s] for s in out),
             ),
             seq,
         )

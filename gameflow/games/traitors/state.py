@@ -62,6 +62,9 @@ class Config(NamedTuple):
     tempt_last_day: int = 9
     force_last_day: int = 10
     dagger_with_shield: bool = False  # the dagger lies in the shield's box
+    # A second tie excludes all the re-vote was over (the seed), not only the
+    # tied again. False here so a game saved before the option keeps its rule.
+    second_tie_all: bool = False
 
     def seconds(self, phase: str) -> float:
         for name, value in self.durations:
