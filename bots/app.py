@@ -44,6 +44,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from adapters.bodylimit import BodyLimit
 from adapters.tv.app import StatusPage
 from adapters.tv.store_source import StoreSource
 from bots.settings import Settings
@@ -487,6 +488,7 @@ def create_app(rt: Runtime, *, background: Sequence[Background] = ()) -> Starlet
                 await rt.store.close()
 
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(BodyLimit)  # before any route reads a body (413 past it)
     app.add_middleware(HttpMetrics, metrics=rt.metrics)
     app.state.runtime = rt
     return app

@@ -4,7 +4,8 @@
 Twilio's `RequestValidator` over the URL Twilio called, which is
 `PUBLIC_BASE_URL` + the path (+ query), never the URL this process sees: behind
 a reverse proxy the host, scheme and port differ. A forged or unsigned request
-gets 403 and changes nothing. Then the text is handled (stored by MessageSid,
+gets 403 and changes nothing (an unsigned one before its body is read, a form of
+more fields than Twilio sends before it is validated). Then the text is handled (stored by MessageSid,
 deduplicated, applied, its replies written to the game's outbox) before the
 answer, which is an empty TwiML response: replies go out through the REST
 API, from the outbox, in order with the texts the commits caused. A text
@@ -143,14 +144,28 @@ def public_url(request: Request, settings: SmsSettings) -> str:
     return url
 
 
+# Twilio's webhooks carry a few dozen fields (an MMS's media adds two per item,
+# ten items at most): a form with more is no webhook of Twilio's, and is refused
+# before its signature is computed over all of it.
+MAX_FIELDS = 200
+
+
 async def _signed_form(request: Request, settings: SmsSettings) -> dict[str, Any] | None:
+    """The form of a request Twilio signed, or None. The body's size is bounded
+    before this (adapters/bodylimit.py, 64 KiB); an unsigned request is refused
+    before its body is read, and an oversized form before it is validated."""
+    signature = request.headers.get("X-Twilio-Signature", "")
+    if not signature:
+        return None
     # Twilio posts application/x-www-form-urlencoded; parsed here with the standard
     # library (Starlette's form parser would need python-multipart).
     raw = (await request.body()).decode("utf-8", "replace")
-    params = dict(parse_qsl(raw, keep_blank_values=True))
-    signature = request.headers.get("X-Twilio-Signature", "")
+    try:
+        params = dict(parse_qsl(raw, keep_blank_values=True, max_num_fields=MAX_FIELDS))
+    except ValueError:  # more fields than Twilio ever sends
+        return None
     validator = RequestValidator(settings.auth_token)
-    if not signature or not validator.validate(public_url(request, settings), params, signature):
+    if not validator.validate(public_url(request, settings), params, signature):
         return None
     return params
 
