@@ -10,7 +10,10 @@ then 200 (carrying the answer to a button press as a Bot API call, which
 Telegram makes for us: no round trip to Telegram while the update is held). A
 handler failure answers 500, so Telegram delivers the update again;
 the idempotency key keeps a redelivery from applying anything twice, and a
-small in-memory window skips the obvious duplicates without touching the store.
+small in-memory window skips the obvious duplicates without touching the store
+(an update joins it when its handling starts, and leaves it again unless it was
+handled). A body that is no update (not JSON, nested too deep, a field PTB
+cannot parse) gets 400 before any of this, and is never remembered.
 
 Settings (environment): TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET,
 PUBLIC_BASE_URL (the webhook is PUBLIC_BASE_URL + WEBHOOK_PATH) and
@@ -25,12 +28,12 @@ import json
 import logging
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from telegram import Update
 from telegram.ext import Application, ApplicationBuilder
@@ -144,6 +147,45 @@ class Seen:
         self._ids.pop(update_id, None)
 
 
+# No update Telegram sends nests deeper than a dozen levels; a deeper JSON is
+# refused before PTB's parser recurses into it.
+MAX_DEPTH = 64
+
+
+def too_deep(data: object, limit: int = MAX_DEPTH) -> bool:
+    """Whether the parsed JSON `data` nests deeper than `limit` (walked without
+    recursion; the body's size is bounded before, adapters/bodylimit.py)."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        assert isinstance(children, Iterable)
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def parse_update(body: bytes, bot: Any) -> Update | str:
+    """The update in `body`, or why it is not one (said in the 400's body)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+        return "not JSON"
+    if not isinstance(data, dict):
+        return "not an update"
+    update_id = data.get("update_id")
+    if not isinstance(update_id, int) or isinstance(update_id, bool) or update_id < 0:
+        return "no update_id"
+    if too_deep(data):
+        return "nested too deep"
+    try:
+        return Update.de_json(data, bot)
+    except Exception as exc:  # PTB's parser on a malformed field: TypeError, KeyError, ...
+        log.warning("update %d refused: malformed (%s: %s)", update_id, type(exc).__name__, exc)
+        return "malformed update"
+
+
 def routes(application: App, tg: Telegram, secret: str, *, path: str = WEBHOOK_PATH) -> list[Route]:
     """The webhook route, for the project's Starlette app."""
     if not secret:
@@ -156,23 +198,28 @@ def routes(application: App, tg: Telegram, secret: str, *, path: str = WEBHOOK_P
         given = request.headers.get(SECRET_HEADER, "").encode("utf-8")
         if not hmac.compare_digest(given, expected):
             return Response(status_code=403)
-        try:
-            data = json.loads(await request.body())
-            update_id = int(data["update_id"])
-        except (ValueError, KeyError, TypeError):
-            return Response(status_code=400)
-        if update_id in seen:
+        # Parsed and checked before anything else: a malformed update gets 400
+        # and is not remembered, so nothing it carries is ever skipped.
+        update = parse_update(await request.body(), application.bot)
+        if isinstance(update, str):
+            return PlainTextResponse(update, status_code=400)
+        update_id = update.update_id
+        if update_id in seen:  # handled, or being handled now
             return Response()
         seen.add(update_id)
-        update = Update.de_json(data, application.bot)
         query = update.callback_query
+        handled = False
         try:
             await application.process_update(update)
+            handled = update_id not in tg.failed
+        except Exception:
+            log.exception("update %d failed", update_id)
         finally:
             answer = tg.answers.pop(query.id, None) if query is not None else None
-        if update_id in tg.failed:
             tg.failed.discard(update_id)
-            seen.discard(update_id)
+            if not handled:  # also when cancelled: Telegram's redelivery is applied
+                seen.discard(update_id)
+        if not handled:
             return Response(status_code=500)
         if answer is not None:
             return JSONResponse({"method": "answerCallbackQuery", **answer})
