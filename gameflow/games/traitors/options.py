@@ -54,9 +54,6 @@ DEFAULTS: dict[str, Any] = {
     # [decision] a re-vote that ties again excludes every player it was over
     # (the seed: «disse spillerne»); off: only the players tied again
     "second_tie_excludes_all": True,
-    # [decision] a re-vote that ties again excludes every player it was over
-    # (the seed: «disse spillerne»); off: only the players tied again
-    "second_tie_excludes_all": True,
     "recruit": False,  # the seed: «om spillmesteren tillater»; the game master allows it
     "death_list": False,
     "final_day": 0,  # 0: by the table size (length.default_final_day)
@@ -250,6 +247,5 @@ def config_for(game: Game) -> Config:
         first_mission=float(game.option("campaign_first_mission")),
         plea_seconds=float(game.option("plea_seconds")),
         dagger_with_shield=bool(game.option("dagger_with_shield")),
-        second_tie_all=bool(game.option("second_tie_excludes_all")),
         second_tie_all=bool(game.option("second_tie_excludes_all")),
     )
