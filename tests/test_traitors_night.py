@@ -342,6 +342,32 @@ def test_host_puts_the_death_list_in_play() -> None:
     assert view(game, None)["traitors"]["death_list"] == ["ana", "cy", "eli"]
 
 
+@pytest.mark.parametrize("written", [True, False])
+def test_the_death_list_may_be_put_in_play_after_the_nights_choice(written: bool) -> None:
+    """The game master may put the death list in play all night, whatever the
+    traitors have sent (a refusal once they had chosen told the host they had,
+    issue #35, 18): the traitors may still write it, else it is drawn."""
+    late = [
+        *to_table,
+        *BANISH_DAG,
+        adv,
+        {"as": "ana", "do": "murder", "target": "fia"},
+        {"as": "bo", "do": "murder", "target": "fia"},
+        {"as": "host", "do": "death_list_on"},
+    ]
+    game, _ = play(late)
+    assert st(game).pending is not None
+    assert "death_list" in [s.kind for s in legal(game, "ana")]
+    write = [{"as": "ana", "do": "death_list", "names": ["ana", "eli", "cy"]}] if written else []
+    game, rec = play([*late, *write, adv])
+    assert codes(rec) == [] and rec["days"][0]["murdered"] == "fia"
+    listed = view(game, None)["traitors"]["death_list"]
+    if written:
+        assert listed == ["ana", "cy", "eli"]
+    else:  # drawn: among the living, a loyal first
+        assert len(listed) == 3 and "fia" not in listed and "dag" not in listed
+
+
 # -- the end --------------------------------------------------------------------------
 
 

@@ -28,7 +28,7 @@ from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, new_game, view
 from gameflow.core.events import Kind
 from gameflow.core.result import Accepted
-from gameflow.core.state import Game
+from gameflow.core.state import HOST_VIEW, Game
 from gameflow.games.traitors.actions import Force
 from gameflow.i18n import render
 from gameflow.replay import parse_step, record, setup_game
@@ -277,6 +277,22 @@ def test_a_night_without_traitors_does_not_end_early_either() -> None:
     assert st(game).traitors() == ()
     assert game.phase.name == "night" and game.phase.round == 1
     assert codes(rec) == ["not_early"]
+
+
+def test_the_hosts_view_does_not_move_with_the_night_votes() -> None:
+    """Issue #35, 18: the host's ordinary view holds nothing secret, so it
+    carries no version (which counts every input, the night's votes too) and
+    nothing in it, the host's menu included, changes when the traitors vote."""
+    steps = [*BEFORE_NIGHT, *NIGHT_MURDER]
+    nights = [g for g, _, _ in states(script(steps)) if g.phase.name == "night"]
+    assert len(nights) == 3 and nights[0].version + 2 == nights[2].version
+    hosts = [view(g, HOST_VIEW) for g in nights]
+    assert "version" not in hosts[0]
+    assert hosts[0] == hosts[1] == hosts[2]
+    assert legal(nights[0], "host") == legal(nights[1], "host") == legal(nights[2], "host")
+    assert "death_list_on" in [s.kind for s in legal(nights[2], "host")]
+    # the version is still the engine's (the secret view and the service use it)
+    assert nights[2].version > nights[0].version
 
 
 # -- 5./6. forcing --------------------------------------------------------------------

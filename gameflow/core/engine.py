@@ -143,9 +143,11 @@ def view(game: Game, viewer: str | None) -> dict[str, Any]:
         head["seed"] = game.seed
     if viewer == HOST_VIEW:
         # Only the host's view counts inputs: the version moves with every one,
-        # secret ones too (a Traitors night's votes), so in the public or a
-        # player's view its jumps would tell how many traitors acted.
-        head["version"] = game.version
+        # secret ones too, so in the public or a player's view its jumps would
+        # tell who acted. A game with secret inputs whose host view must hold
+        # nothing secret (the Traitors: how many night votes came) leaves it out.
+        if not getattr(rules, "secret_inputs", False):
+            head["version"] = game.version
         head["missed"] = dict(zip(game.players, game.missed, strict=True))
     head.update(base)
     return head

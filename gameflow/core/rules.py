@@ -27,6 +27,9 @@ class Rules(Protocol):
     # Optional (read with getattr by gameflow.core.campaign, so a game without
     # calendar pacing leaves it out): `windows`, the game's campaign windows as
     # (window name, phase it closes, option holding its "HH:MM") triples.
+    # Optional (read with getattr by the engine's view): `secret_inputs`, True
+    # when how many inputs came is itself a secret even to the host's ordinary
+    # view (a Traitors night's votes): that view then carries no `version`.
 
     def default_options(self) -> dict[str, Any]:
         """Options and their defaults; the host may change them in the lobby."""

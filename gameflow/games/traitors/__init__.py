@@ -83,6 +83,9 @@ class TraitorsRules:
     windows: tuple[tuple[str, str, str], ...] = (
         WINDOWS  # the campaign's clock windows (gameflow.core.campaign)
     )
+    # The version counts the night's votes too, and the host's ordinary view
+    # holds nothing secret: the engine leaves the version out of it.
+    secret_inputs = True
     option_limits = LIMITS  # what each option takes (gameflow.core.options)
 
     def default_options(self) -> dict[str, Any]:

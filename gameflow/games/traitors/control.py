@@ -1,8 +1,11 @@
 """The game master's controls. The host plays no role; the bot keeps the books.
 
 Switches that concern tonight (murder-free, forbid the murder while the death
-list is in play) can be set any time before the night ends; the death list can
-be put in play until the traitors have made tonight's choice; the
+list is in play, the death list) can be set any time before the night ends,
+and what the game master may do never depends on what the traitors have sent
+(the host's menu sits next to the TV): a death list put in play after the
+traitors have made tonight's choice may still be written until breakfast, else
+it is drawn then. The
 dagger switch takes effect at the next shield-room draw; recruitment applies
 from the next night vote. `final` brings the final round table forward to today
 (or to tomorrow when called at night).
@@ -32,7 +35,6 @@ from gameflow.games.traitors.state import (
     ANSWER,
     MISSION,
     NIGHT,
-    NIGHT_PHASES,
     REVOTE,
     ROUNDTABLE,
     SHIELD_ROOM,
@@ -94,9 +96,7 @@ def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
         text = msg(N_("The dagger is in play.")) if a.on else msg(N_("The dagger is out of play."))
         return Accepted(new, (announce(text, seq), Event(Kind.CHANGED, phase=seq)))
     if isinstance(a, PlayDeathList):
-        if not _night_ahead(game, st) or (
-            game.phase.name in NIGHT_PHASES and st.pending is not None
-        ):
+        if not _night_ahead(game, st):
             return reject("no_night", N_("There is no night left today for the death list."))
         if st.death_list_on:
             return reject("already", N_("The death list is already in play tonight."))
@@ -129,7 +129,7 @@ def legal(game: Game) -> tuple[ActionSpec, ...]:
             specs.append(ActionSpec(MurderFree.kind, seq))
         if death_list_in_play(st) and not st.forbid_murder:
             specs.append(ActionSpec(ForbidMurder.kind, seq))
-        if not st.death_list_on and st.pending is None:
+        if not st.death_list_on:
             specs.append(ActionSpec(PlayDeathList.kind, seq))
     specs.append(ActionSpec(Recruit.kind, seq, (Field("allow", (False, True)),)))
     specs.append(ActionSpec(PlayDagger.kind, seq, (Field("on", (False, True)),)))

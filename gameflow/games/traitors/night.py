@@ -120,12 +120,13 @@ def choices(st: Traitors, seat: int, day: int) -> dict[str, tuple[int, ...]]:
             targets = tuple(s for s in force_targets(st) if mine is None or s != mine.target)
             if targets:
                 out[FORCE] = targets
-        if st.death_list_on and not st.death_list:
-            out[DEATH_LIST] = st.seats()
     elif p.kind == FORCE and p.target == NOBODY:
         targets = force_targets(st)
         if targets:
             out[FORCE] = targets
+    # Also after the night's choice, when the game master put the list in play late.
+    if st.death_list_on and not st.death_list:
+        out[DEATH_LIST] = st.seats()
     return out
 
 
