@@ -51,7 +51,7 @@ from bots.settings import Settings
 from gameflow.core import actions as A
 from gameflow.core.events import Event
 from gameflow.core.state import Game
-from service.games import GameService, Outcome
+from service.games import Created, GameService, Outcome
 from service.ports import GameStore
 
 if TYPE_CHECKING:
@@ -173,11 +173,18 @@ class Metrics:
 
 
 class MeteredService(GameService):
-    """The game service, counting every input by outcome (from any channel)."""
+    """The game service, counting every input by outcome and every game made
+    (from any channel: Telegram, SMS and the internal routes all create here)."""
 
     def __init__(self, store: GameStore, metrics: Metrics, **kwargs: Any) -> None:
         super().__init__(store, **kwargs)
         self.metrics = metrics
+
+    async def create_game(self, kind: str, host: str, **kwargs: Any) -> Created:
+        made = await super().create_game(kind, host, **kwargs)
+        if not made.duplicate:  # a redelivered "new game" made nothing new
+            self.metrics.games_created.inc()
+        return made
 
     async def submit(self, game_id: str, action: A.Action, *, key: str | None = None) -> Outcome:
         started = time.perf_counter()

@@ -12,19 +12,33 @@ the same `key` is answered as a duplicate, never applied twice.
   POST /internal/games/{id}/inputs    {key, step}: a game-script step; answers the
                                       outcome and the state after it (as GET)
   POST /internal/games/{id}/tv        a new TV link
+
+Every body is checked whole before anything is done (pydantic models, strict
+types, no unknown fields), and the options by the game's own limits
+(gameflow.core.options): anything malformed is a 400 whose `error` says what is
+wrong and `problems` where, and changes nothing.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+)
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from gameflow.core.engine import legal
+from gameflow.core.rules import known_games
 from gameflow.core.state import Game
 from gameflow.replay import parse_step
 from service.games import GameNotFound
@@ -56,6 +70,71 @@ def describe(game: Game) -> dict[str, Any]:
     }
 
 
+def _id(value: str, *, player: bool = False) -> str:
+    """An id (a key, a host): 1 to 200 characters, none of them a space or a
+    control character; a player id never starts with @ (the host's view)."""
+    if not 0 < len(value) <= 200 or any(c.isspace() or not c.isprintable() for c in value):
+        raise ValueError("an id is 1 to 200 characters without spaces or control characters")
+    if player and value.startswith("@"):
+        raise ValueError("a player id never starts with @")
+    return value
+
+
+Id = Annotated[str, AfterValidator(_id)]
+PlayerId = Annotated[str, AfterValidator(lambda v: _id(v, player=True))]
+OptionValue = Annotated[bool | int | float | str, Field(union_mode="left_to_right")]
+
+
+class NewGame(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    kind: str
+    host: PlayerId
+    lang: Literal["nb", "sr", "en"] = "en"
+    options: dict[Annotated[str, StringConstraints(max_length=64)], OptionValue] | None = None
+    seed: Annotated[str, StringConstraints(min_length=1, max_length=200)] | int | None = None
+    key: Id | None = None
+
+
+class Step(BaseModel):
+    """A game-script step's envelope; its own fields are the game's to read."""
+
+    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True)
+
+    by: Id | None = Field(None, alias="as")
+    do: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+    phase: int | None = None
+
+
+class NewInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    key: Id | None = None
+    step: Step
+
+
+SHOULD = "Input should be "
+_MEMBERS = frozenset({"bool", "int", "float", "str", "constrained-str", "function-after[_id()]"})
+
+
+def refusal(exc: ValidationError) -> JSONResponse:
+    """400 naming every problem of a body: where (`options.vote_seconds`) and what."""
+    found: dict[str, list[str]] = {}
+    for e in exc.errors(include_url=False, include_input=False):
+        # a union's members are named in the place ("options.traps.bool"): one place
+        at = ".".join(str(p) for p in e["loc"] if p not in _MEMBERS) or "body"
+        said = e["msg"].removeprefix("Value error, ")
+        if said not in found.setdefault(at, []):
+            found[at].append(said)
+    problems = [
+        {"at": at, "problem": ", or ".join([said[0], *(x.removeprefix(SHOULD) for x in said[1:])])}
+        for at, said in found.items()
+    ]
+    first = problems[0]
+    error = f"{first['at']}: {first['problem']}"
+    return JSONResponse({"error": error, "problems": problems}, 400)
+
+
 def internal_routes(rt: Runtime) -> list[BaseRoute]:
     expected = f"Bearer {rt.settings.internal_token}".encode()
 
@@ -66,28 +145,37 @@ def internal_routes(rt: Runtime) -> list[BaseRoute]:
     async def body(request: Request) -> dict[str, Any] | None:
         try:
             data = json.loads(await request.body() or b"{}")
-        except ValueError:
+        except ValueError:  # not JSON, or not UTF-8
             return None
         return data if isinstance(data, dict) else None
+
+    not_json = JSONResponse({"error": "the body is not a JSON object"}, 400)
 
     async def create(request: Request) -> Response:
         if not allowed(request):
             return Response(status_code=403)
         data = await body(request)
-        if data is None or not isinstance(data.get("kind"), str) or not data.get("host"):
-            return JSONResponse({"error": "need kind and host"}, 400)
+        if data is None:
+            return not_json
         try:
+            new = NewGame.model_validate(data)
+        except ValidationError as exc:
+            return refusal(exc)
+        if new.kind not in known_games():
+            known = ", ".join(known_games())
+            return JSONResponse({"error": f"kind: unknown game {new.kind!r}; known: {known}"}, 400)
+        try:  # the options' ranges are the game's (gameflow.core.options)
             made = await rt.service.create_game(
-                data["kind"],
-                str(data["host"]),
-                lang=str(data.get("lang", "en")),
-                options=data.get("options"),
-                seed=data.get("seed"),
-                key=data.get("key"),
+                new.kind,
+                new.host,
+                lang=new.lang,
+                options=new.options,
+                seed=None if new.seed is None else str(new.seed),
+                key=new.key,
             )
-        except (ValueError, KeyError, TypeError) as exc:
+        except ValueError as exc:
             return JSONResponse({"error": str(exc)}, 400)
-        rt.metrics.games_created.inc(0 if made.duplicate else 1)
+        # counted by the service (bots.app.MeteredService), as every channel's
         return JSONResponse(
             {"id": made.game.id, "code": made.code, "duplicate": made.duplicate}, 201
         )
@@ -105,14 +193,17 @@ def internal_routes(rt: Runtime) -> list[BaseRoute]:
         if not allowed(request):
             return Response(status_code=403)
         data = await body(request)
-        if data is None or not isinstance(data.get("step"), dict):
-            return JSONResponse({"error": "need step"}, 400)
+        if data is None:
+            return not_json
+        try:
+            NewInput.model_validate(data)
+        except ValidationError as exc:
+            return refusal(exc)
         game_id = request.path_params["game"]
-        key = data.get("key")
         try:
             game = await rt.service.load(game_id)
-            action = parse_step(game, data["step"])
-            out = await rt.service.submit(game_id, action, key=None if key is None else str(key))
+            action = parse_step(game, data["step"])  # ValueError: not a step of this game
+            out = await rt.service.submit(game_id, action, key=data.get("key"))
         except (GameNotFound, ValueError) as exc:
             status = 404 if isinstance(exc, GameNotFound) else 400
             return JSONResponse({"error": str(exc)}, status)

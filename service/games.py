@@ -207,6 +207,7 @@ class GameService:
         """A new game in its lobby, with a join code, the host's identity bound to
         it and a place in the active set. With `key`, a redelivered "new game"
         input returns the game the first delivery made."""
+        zones.check_new(options)  # a zone the machine doesn't know: ValueError
         want = game_id or secrets.token_urlsafe(9)
         if key is not None:
             held = await self.store.claim(key, want)

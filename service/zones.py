@@ -11,7 +11,9 @@ rather than discovered at the start.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gameflow.core import actions as A
@@ -46,6 +48,14 @@ def prepare(game: Game, action: A.Action, now: float) -> A.Action | Rejected:
             except ValueError:
                 return action  # a zone this machine lost since it was set: UTC
     return action
+
+
+def check_new(options: Mapping[str, Any] | None) -> None:
+    """ValueError when a new game's `timezone` option names a zone this machine
+    does not know (the core checks its form only), as the host's set is refused."""
+    name = options.get(OPTION) if isinstance(options, Mapping) else None
+    if isinstance(name, str) and not _known(name):
+        raise ValueError(f"Unknown time zone {name}. Use a name such as Europe/Oslo or UTC.")
 
 
 def _known(name: str) -> bool:

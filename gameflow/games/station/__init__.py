@@ -119,7 +119,10 @@ class StationRules:
         if do == Choose.kind:
             plan, job, partner = step.get("plan"), step.get("job"), step.get("partner")
             secret = step.get("secret")
-            secrets = set(secret) if isinstance(secret, list) else {secret} - {None}
+            listed = secret if isinstance(secret, list) else [] if secret is None else [secret]
+            if not all(isinstance(s, str) for s in listed):  # a list or an object: refused
+                raise StepError("the secret action is sabotage or trap")
+            secrets = set(listed)
             if not isinstance(plan, int) or isinstance(plan, bool) or not isinstance(job, str):
                 raise StepError("a choice needs a plan number and a job")
             if partner is not None and not isinstance(partner, str):
