@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 from traitors_helpers import P6, ROLES
 
+from adapters.deadline_text import until
 from bots.export import export_game
 from gameflow.core import actions as A
 from gameflow.core.clock import at as clock_at
@@ -27,7 +28,7 @@ from gameflow.core.clock import local_day
 from gameflow.core.engine import apply
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.games.traitors.actions import Murder, Vote
+from gameflow.games.traitors.actions import Murder, Plea, Vote
 from gameflow.replay import ScriptError, run, setup_game
 from service.calendar import zone_table
 from service.games import GameService
@@ -167,6 +168,50 @@ def test_campaign_auto_advance_ends_a_phase_when_everyone_is_in() -> None:
             apply(game, Vote(p, None, "dag" if p != "dag" else "ana"), oslo(2026, 6, 1, 19, 30))
         )
     assert game.phase.name == "night"
+
+
+def final_table(tie: bool = False) -> Game:
+    """A one-day campaign at its round table (20:30), everyone having voted at
+    19:30: dag is banished, or (`tie`) dag and eli tie."""
+    game = expire(expire(campaign(oslo(2026, 6, 1, 7, 30), final_day=1)))
+    split = {"ana": "dag", "bo": "dag", "cy": "eli", "dag": "eli", "eli": "dag", "fia": "eli"}
+    for p in P6:
+        target = split[p] if tie else "dag" if p != "dag" else "ana"
+        game = ok(apply(game, Vote(p, None, target), oslo(2026, 6, 1, 19, 30)))
+    assert game.phase.name == "roundtable" and local(game.phase.deadline) == "06-01 20:30 CEST"
+    return game
+
+
+@pytest.mark.parametrize("late", [0.0, 0.4, 1.0, 40.0])
+def test_the_final_end_vote_closes_at_the_clock_time_players_are_told(late: float) -> None:
+    """Issue #35, 14: the end vote lasts `campaign_end_vote` (30 min) from the
+    round table's 20:30, not from the moment its deadline was handled: handled
+    a second late, it closed at 21:00:01 while the players read 21:00."""
+    game = final_table()
+    due = game.phase.deadline or 0.0
+    game = ok(apply(game, A.Deadline(None, game.phase.seq), due + late))
+    assert game.phase.name == "end_vote"
+    assert game.phase.deadline == oslo(2026, 6, 1, 21, 0)
+    assert until(game, "en", due) == "Answer by 21:00."
+
+
+def test_a_campaign_revote_and_the_end_vote_after_it_keep_to_whole_minutes() -> None:
+    """The tie's re-vote (10 min and a minute's plea for each of the two tied)
+    runs from 20:30 however late the deadline is handled; the end vote from the
+    re-vote's end; a phase the host ended early ends on the next whole minute,
+    the one the players are told."""
+    game = final_table(tie=True)
+    game = ok(apply(game, A.Deadline(None, game.phase.seq), (game.phase.deadline or 0.0) + 1.0))
+    assert game.phase.name == "revote" and game.phase.deadline == oslo(2026, 6, 1, 20, 42)
+    for p in ("ana", "bo", "cy", "fia"):
+        game = ok(apply(game, Vote(p, None, "dag"), oslo(2026, 6, 1, 20, 35)))
+    for p in ("dag", "eli"):
+        game = ok(apply(game, Plea(p, None, "not me"), oslo(2026, 6, 1, 20, 36)))
+    late = ok(apply(game, A.Deadline(None, game.phase.seq), oslo(2026, 6, 1, 20, 42) + 2.5))
+    assert late.phase.name == "end_vote" and late.phase.deadline == oslo(2026, 6, 1, 21, 12)
+    early = ok(apply(game, A.Advance(game.host), oslo(2026, 6, 1, 20, 37) + 25.0))  # 20:37:25
+    assert early.phase.name == "end_vote" and early.phase.deadline == oslo(2026, 6, 1, 21, 8)
+    assert until(early, "en", oslo(2026, 6, 1, 20, 37) + 25.0) == "Answer by 21:08."
 
 
 def test_without_a_zone_table_a_campaign_runs_on_utc() -> None:

@@ -23,6 +23,7 @@ options as they are now, so the host's `MoveWindow` takes effect on the next one
 
 from __future__ import annotations
 
+import math
 from typing import Any, Final
 
 from gameflow.core import campaign
@@ -204,6 +205,23 @@ def phase_seconds(game: Game, st: Traitors, phase: str, now: float) -> float:
         end = max(now + MIN_PHASE, _end_at(game, day, phase))
         return campaign.fit(game, end) - now
     return config.seconds(phase)
+
+
+def clockless_seconds(game: Game, st: Traitors, length: float, now: float) -> float:
+    """How long a phase without a clock time (the re-vote, the end vote),
+    entered at `now` as `game`'s phase ends, lasts: `length` in fast pacing.
+    [decision] In a campaign it runs `length` from the instant the phase before
+    it was due to end, not from when that deadline was handled (one handled a
+    second late closed the final end vote at 21:00:01, the players being told
+    21:00), and ends on the whole minute the players are told (rounded up, so
+    never shorter), out of quiet hours, and never sooner than MIN_PHASE from
+    now (or `length`, when that is shorter)."""
+    if not st.config.ends:
+        return length
+    due = game.phase.deadline
+    start = due if due is not None and due < now else now
+    end = max(start + length, now + min(length, MIN_PHASE))
+    return campaign.fit(game, math.ceil(end / 60.0) * 60.0) - now
 
 
 def next_anchor(game: Game, st: Traitors, now: float) -> float:

@@ -28,6 +28,7 @@ from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.games.traitors import flow
 from gameflow.games.traitors.actions import EndVote, Plea, Vote
+from gameflow.games.traitors.options import clockless_seconds
 from gameflow.games.traitors.state import (
     BANISHED,
     END_VOTE,
@@ -234,7 +235,8 @@ def _open_revote(
 ) -> Accepted[Game]:
     st: Traitors = game.rules
     # the re-vote's window includes one plea window per tied player
-    seconds = st.config.seconds(REVOTE) + st.config.plea_seconds * len(tied)
+    length = st.config.seconds(REVOTE) + st.config.plea_seconds * len(tied)
+    seconds = clockless_seconds(game, st, length, now)
     phase, timers = enter(game, REVOTE, game.phase.round, seconds, now)
     seq = phase.seq
     events.extend(prompt(game.players[s], seq) for s in (*tied, *voters))
@@ -299,7 +301,8 @@ def banish(game: Game, seat: int, now: float, events: list[Event]) -> Accepted[G
 def _open_end_vote(game: Game, now: float, events: list[Event]) -> Accepted[Game]:
     st: Traitors = game.rules
     st = st._replace(end_votes=(None,) * len(game.players))
-    phase, timers = enter(game, END_VOTE, game.phase.round, st.config.seconds(END_VOTE), now)
+    seconds = clockless_seconds(game, st, st.config.seconds(END_VOTE), now)
+    phase, timers = enter(game, END_VOTE, game.phase.round, seconds, now)
     seq = phase.seq
     events.append(
         announce(msg(N_("End or continue? If everyone says end, the roles are revealed.")), seq)
