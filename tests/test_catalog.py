@@ -143,20 +143,26 @@ def test_a_msgid_shared_by_domains_has_one_translation(lang: str) -> None:
 
 
 def test_nested_messages_and_lists_are_translated() -> None:
-    loyal = msg("You are LOYAL crew ({profession}).", profession=Msg("medic"))
-    assert render(loyal, "nb") == "Du er LOJAL (lege)."
-    assert render(loyal, "sr") == "Ti si LOJALNI član posade (bolničar)."
-    assert render(loyal, "en") == "You are LOYAL crew (medic)."
+    loyal = msg(
+        "You are LOYAL crew ({profession}). Goal: {target} parts before the station "
+        "breaks. Find the infiltrators.",
+        profession=Msg("medic"),
+        target=8,
+    )
+    assert render(loyal, "nb").startswith("Du er LOJAL (lege). Mål: 8 deler før stasjonen")
+    assert render(loyal, "sr").startswith("Ti si LOJALNI član posade (bolničar). Cilj: 8 delova")
+    assert render(loyal, "en").startswith("You are LOYAL crew (medic). Goal: 8 parts")
     team = msg(
-        "You are an INFILTRATOR ({profession}). The infiltrators are: {names}.",
+        "You are an INFILTRATOR ({profession}). The infiltrators are: {names}. "
+        "Goal: damage the station without being caught.",
         profession=Msg("radio operator"),
         names=("Ola", Msg(LABELS["nobody"]), 3),
     )
-    assert (
-        render(team, "nb") == "Du er INFILTRATØR (radiooperatør). Infiltratørene er: Ola, Ingen, 3."
+    assert render(team, "nb").startswith(
+        "Du er INFILTRATØR (radiooperatør). Infiltratørene er: Ola, Ingen, 3. Mål:"
     )
-    assert (
-        render(team, "sr") == "Ti si INFILTRATOR (radio-operater). Infiltratori su: Ola, Niko, 3."
+    assert render(team, "sr").startswith(
+        "Ti si INFILTRATOR (radio-operater). Infiltratori su: Ola, Niko, 3. Cilj:"
     )
     title = msg(
         "Round {round} of {rounds}: {mission}.",

@@ -70,6 +70,12 @@ FORMS: dict[str, Msg] = {
     "Trap card: {victim}. Be partners on the winning plan, you on guard, they on {job}.": Msg(
         N_("Trap card: {victim}. Partner them on the winning plan, you on guard, they on {job}.")
     ),
+    "You are an INFILTRATOR ({profession}). The infiltrators are: {names}. "
+    "Goal: damage the station without being caught.": Msg(
+        N_(
+            "You are an INFILTRATOR ({profession}). Infiltrators: {names}. Damage the station unseen."
+        )
+    ),
 }
 
 

@@ -121,14 +121,25 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
     mates = tuple(game.names[i] for i in range(n) if infiltrator[i])
     for i, player in enumerate(game.players):
         job = st.professions[i]
+        # The role card names the team's goal (docs/rules/station.md, The end).
         if infiltrator[i]:
             text = msg(
-                N_("You are an INFILTRATOR ({profession}). The infiltrators are: {names}."),
+                N_(
+                    "You are an INFILTRATOR ({profession}). The infiltrators are: {names}. "
+                    "Goal: damage the station without being caught."
+                ),
                 profession=Msg(job),
                 names=mates,
             )
         else:
-            text = msg(N_("You are LOYAL crew ({profession})."), profession=Msg(job))
+            text = msg(
+                N_(
+                    "You are LOYAL crew ({profession}). Goal: {target} parts before the station "
+                    "breaks. Find the infiltrators."
+                ),
+                profession=Msg(job),
+                target=config.target,
+            )
         events.append(tell(player, text, seq, secret=True))
     return start_round(game, 1, now, events)
 
