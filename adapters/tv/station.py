@@ -21,6 +21,7 @@ def build(view: dict[str, Any], tr: Tr, name_of: Names) -> Context:
     phase = view["phase"]
     history = st.get("history", [])
     current = view["round"]
+    playing = None if view["over"] else current
     track = []
     for r in range(1, st["rounds"] + 1):
         done = next((h for h in history if h["round"] == r), None)
@@ -43,7 +44,9 @@ def build(view: dict[str, Any], tr: Tr, name_of: Names) -> Context:
         "ready": None,
         "result": None,
         "who": [],
-        "previous": _previous(history[-1], st["rounds"], tr, name_of) if history else None,
+        "previous": _previous(history[-1], st["rounds"], tr, name_of, now=playing)
+        if history
+        else None,
         "end": None,
         "question": None,
     }
@@ -153,13 +156,18 @@ def _who(choices: list[dict[str, Any]], chosen: int, tr: Tr, name_of: Names) -> 
     return rows
 
 
-def _previous(rec: dict[str, Any], rounds: int, tr: Tr, name_of: Names) -> Context:
-    """The last finished round: its vote and what the trap did."""
+def _previous(
+    rec: dict[str, Any], rounds: int, tr: Tr, name_of: Names, now: int | None = None
+) -> Context:
+    """The last finished round: its vote and what the trap did. Who was voted
+    out sits out round `now` when that is the next one (never "the next round"
+    while it is being played); in the end's summary, they were voted out."""
     lines = []
     if rec.get("checked") is not None:
         lines.append(tr.t("checked", name=name_of(rec["checked"])))
     elif rec.get("out") is not None:
-        lines.append(tr.t("sent_out", name=name_of(rec["out"])))
+        key = "sits_out_now" if now == rec["round"] + 1 else "voted_out"
+        lines.append(tr.t(key, name=name_of(rec["out"])))
     elif rec["round"] == rounds:
         lines.append(tr.t("nobody_checked"))
     else:
