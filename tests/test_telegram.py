@@ -234,7 +234,7 @@ def test_host_controls_and_settings(tmp_path: Path) -> None:
             for uid in PEOPLE:
                 assert api.texts(uid)[-1] == "Verten har avsluttet spillet."
                 assert api.last_with_buttons(uid) is None
-            editor = next(m for m in api.chat(12) if m["text"].startswith("Runde 1"))
+            editor = next(m for m in api.chat(12) if m["text"].startswith("Runde 1:"))
             assert editor.get("has_protected_content") is True
         await store.close()
 

@@ -40,7 +40,9 @@ for the host's chat.
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from adapters import status_link
@@ -98,31 +100,44 @@ class TelegramComposer:
         if acting is not None:
             acting.echo = None  # decided afresh by every attempt; the last one commits
         lang = after.lang
-        public = [e.text for e in events if e.kind is Kind.ANNOUNCE and e.text is not None]
+        echo = _echo(acting, events)
+        if acting is not None and echo is not None:
+            acting.echo = events[echo]
+        # What each chat is told privately (TELL, HOST), by event index: a
+        # chat's news is cut there, so it reads in the order of the events
+        # ("You sit out the next round" before the next round's title).
+        says: list[tuple[int, int, Event]] = []
+        for i, e in enumerate(events):
+            if i == echo or e.kind not in (Kind.TELL, Kind.HOST):
+                continue
+            chat = chat_of(e.to if e.kind is Kind.TELL else (e.to or after.host))
+            if chat is not None:
+                says.append((i, chat, e))
+        public = [
+            (i, e.text)
+            for i, e in enumerate(events)
+            if e.kind is Kind.ANNOUNCE and e.text is not None
+        ]
+        rest: dict[int, Later] = {}
         if public:
-            self._news(after, parts_of(public, lang), add)
-        for e in events:
+            asked = _asked(before, after, lang)
+            cuts: dict[int, list[int]] = {}
+            for i, chat, _ in says:
+                cuts.setdefault(chat, []).append(i)
+            rest = self._news(after, public, add, cuts, asked)
+        for i, chat, e in says:
+            text = render(e.text, lang) if e.text is not None else ""
             if e.kind is Kind.TELL:
-                if (
-                    acting is not None
-                    and acting.echo is None
-                    and acting.player == e.to
-                    and acting.seq == e.phase
-                ):
-                    acting.echo = e
-                    continue
-                chat = chat_of(e.to)
-                if chat is None:
-                    continue
                 current = e.phase == after.phase.seq
                 priority = Priority.PROMPT if current else Priority.NORMAL
-                text = render(e.text, lang) if e.text is not None else ""
                 add("say", chat=chat, text=text, protect=e.secret, priority=int(priority))
-            elif e.kind is Kind.HOST:
-                chat = chat_of(e.to or after.host)
-                if chat is not None:
-                    text = render(e.text, lang) if e.text is not None else ""
-                    add("say", chat=chat, text=text, protect=False, label="host")
+            else:
+                add("say", chat=chat, text=text, protect=False, label="host")
+            later = rest.get(chat)
+            if later is not None:
+                parts = [part for at, part in later.parts if i < at < later.next_cut(i)]
+                if parts:
+                    add("news", to=chat, parts=parts, when=later.when, label=later.label)
         if status_link.due(before, after):
             # a campaign starts: the status page's link, for the group or else
             # for each player (made at delivery: adapters/status_link.py)
@@ -153,10 +168,26 @@ class TelegramComposer:
             if chat_of(p) is not None
         ]
 
-    def _news(self, game: Game, parts: list[Part], add: Any) -> None:
+    def _news(
+        self,
+        game: Game,
+        public: Sequence[tuple[int, Msg]],
+        add: Any,
+        cuts: dict[int, list[int]],
+        asked: dict[int, set[str]],
+    ) -> dict[int, Later]:
         """The news of one moment, for the group or, without one, for every
-        player and the host (they may have no TV); see the module doc."""
-        add("news", to=GROUP, parts=parts, when=IF_GROUP, label="announce")
+        player and the host (they may have no TV); see the module doc. A
+        chat's news stops at its first private line (`cuts`); what follows is
+        returned, for the caller to add after each of them. A line that the
+        chat's new question says anyway (`asked`: "Vote: who sits out the next
+        round?") is left to the question."""
+        lang = game.lang
+        indexed = [
+            (i, part)
+            for (i, _), part in zip(public, parts_of([t for _, t in public], lang), strict=True)
+        ]
+        add("news", to=GROUP, parts=[part for _, part in indexed], when=IF_GROUP, label="announce")
         confirming = CONFIRMING.get()
         if confirming is not None and confirming.game_id != game.id:
             confirming = None
@@ -164,6 +195,7 @@ class TelegramComposer:
             confirming.done = False
         lobby = game.phase.name == LOBBY
         seen: set[int] = set()
+        rest: dict[int, Later] = {}
         for who in (game.host, *(() if lobby else game.players)):
             chat = chat_of(who)
             if chat is None or chat in seen:
@@ -175,7 +207,54 @@ class TelegramComposer:
             player = who in game.players
             when = ALWAYS if game.over and player else IF_NO_GROUP
             label = "lobby" if lobby else ("over" if when == ALWAYS else "news")
-            add("news", to=chat, parts=parts, when=when, label=label, extra=extra)
+            mine = [
+                (i, p) for i, p in indexed if not (isinstance(p, str) and p in asked.get(chat, ()))
+            ]
+            later = Later(mine, cuts.get(chat, []), when, label)
+            first = [p for i, p in mine if i < later.next_cut(-1)]
+            if first or extra:
+                add("news", to=chat, parts=first, when=when, label=label, extra=extra)
+            rest[chat] = later
+        return rest
+
+
+@dataclass
+class Later:
+    """A chat's news of one commit, cut at its private lines (`cuts`: their
+    event indices)."""
+
+    parts: list[tuple[int, Part]]
+    cuts: list[int]
+    when: str
+    label: str
+
+    def next_cut(self, after: int) -> int:
+        """The index of the chat's first private line after event `after`."""
+        return next((c for c in self.cuts if c > after), sys.maxsize)
+
+
+def _echo(acting: Any, events: tuple[Event, ...]) -> int | None:
+    """The index of the TELL that echoes the player's own tap (the handler
+    puts it into the message tapped), if any."""
+    if acting is None:
+        return None
+    for i, e in enumerate(events):
+        if e.kind is Kind.TELL and e.to == acting.player and e.phase == acting.seq:
+            return i
+    return None
+
+
+def _asked(before: Game, after: Game, lang: str) -> dict[int, set[str]]:
+    """Per player chat, the context lines of the question the commit opens
+    for them (they are sent with it, as its head)."""
+    out: dict[int, set[str]] = {}
+    for player in after.players:
+        chat = chat_of(player)
+        q = question(after, player)
+        if chat is None or q is None or _key(before, player) == q.key:
+            continue
+        out[chat] = {render(c, lang) for c in q.context}
+    return out
 
 
 def reminder(game: Game, player: str, seq: int, tag: str) -> OutboxMessage:
