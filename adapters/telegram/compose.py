@@ -20,6 +20,9 @@ delivery, at delivery time:
   are kept as joins, so that the delivery's merge (news.py) still reads
   "Ana, Bo and Cy joined (5 players)." across commits. `extra` lines (a host
   command's confirmation) go to that chat even when the news itself is skipped.
+  A chat's news is cut at its own private lines, so the chat reads the events
+  in their order; a line the player's new question says anyway (the vote's
+  "Vote: who sits out...?") is left to that prompt.
 - `sync`: a Telegram player's question changed (its key before and after the
   commit differ). The question is a view: the delivery draws it from the
   state it loads at delivery time, compares it with the open-prompt record
