@@ -157,13 +157,15 @@ def advance_when_ready(game: Game, now: float) -> Accepted[Game] | Rejected:
         return reject("not_started", N_("The game has not started yet."))
     if game.phase.paused:
         return reject("paused", N_("The game is paused."))
-    waiting = rules.awaiting(game)
-    if waiting:
-        return reject(
-            "not_ready",
-            N_("Not everyone is ready yet: waiting for {names}."),
-            names=tuple(game.names[i] for i in waiting),
-        )
+    if not rules.ready(game):  # as the engine's automatic advancing asks
+        waiting = () if rules.secret_awaiting(game) else rules.awaiting(game)
+        if waiting:
+            return reject(
+                "not_ready",
+                N_("Not everyone is ready yet: waiting for {names}."),
+                names=tuple(game.names[i] for i in waiting),
+            )
+        return reject("not_early", N_("This phase can't be ended early: it ends at its deadline."))
     ended = rules.end_phase(game, now)
     return Accepted(ended.state, ended.events)
 

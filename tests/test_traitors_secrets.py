@@ -267,6 +267,14 @@ def test_the_host_cannot_end_a_night_early(pacing: str) -> None:
     assert all("advance_early" not in [s.kind for s in legal(g, "host")] for g in nights)
 
 
+def test_a_replayed_automatic_advance_does_not_end_a_night_either() -> None:
+    """An exported script's `advance` with `auto` (a phase that ended by
+    itself) is refused at night, as the live game never advances a night."""
+    steps = [*BEFORE_NIGHT, *NIGHT_MURDER, {"do": "advance", "auto": True}]
+    game, rec = play(steps)
+    assert game.phase.name == "night" and codes(rec) == ["not_early"]
+
+
 def test_a_night_without_traitors_does_not_end_early_either() -> None:
     """With no traitor left nobody is awaited at night from its start; an
     accepted early advance would bring breakfast at once and so tell everyone
