@@ -27,6 +27,8 @@ class Rules(Protocol):
     # Optional (read with getattr by gameflow.core.campaign, so a game without
     # calendar pacing leaves it out): `windows`, the game's campaign windows as
     # (window name, phase it closes, option holding its "HH:MM") triples.
+    # Read with getattr too (gameflow.core.options): `option_limits`, each
+    # option's range or choices; every game here declares one for every option.
     # Optional (read with getattr by the engine's view): `secret_inputs`, True
     # when how many inputs came is itself a secret even to the host's ordinary
     # view (a Traitors night's votes): that view then carries no `version`.
