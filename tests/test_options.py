@@ -45,6 +45,7 @@ def test_every_option_declares_a_limit_its_default_fits(kind: str) -> None:
     [
         ("vote_seconds", 1e309, "The setting vote_seconds is from 0 to 604800 seconds."),
         ("vote_seconds", math.nan, "The setting vote_seconds is from 0 to 604800 seconds."),
+        ("vote_seconds", 10**400, "The setting vote_seconds is from 0 to 604800 seconds."),
         ("vote_seconds", WEEK + 1, "The setting vote_seconds is from 0 to 604800 seconds."),
         ("vote_seconds", -1, "The setting vote_seconds is from 0 to 604800 seconds."),
         ("vote_seconds", "60", "The setting vote_seconds is from 0 to 604800 seconds."),

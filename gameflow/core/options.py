@@ -125,7 +125,11 @@ def _number(value: Any, *, whole: bool) -> int | float | None:
         return None
     if whole:
         return value if isinstance(value, int) else None
-    return float(value) if math.isfinite(value) else None
+    try:
+        number = float(value)  # an int past a float's range: OverflowError
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _shown(x: float) -> int | str:
