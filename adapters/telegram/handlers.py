@@ -29,6 +29,7 @@ from telegram.ext import (
 )
 
 from adapters.telegram.delivery import TelegramDelivery
+from adapters.telegram.help import help_text, not_understood
 from adapters.telegram.hosting import HOST_PAYLOAD, Hosting, TvLink
 from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import is_free, offered
@@ -73,6 +74,7 @@ ANONYMOUS_BOT = 1087968824  # Telegram's account posting for a group's anonymous
 # The bot's command menu (the "/" button), in the order shown.
 MENU = (
     ("status", N_("Your current question again")),
+    ("help", N_("What you can do now")),
     ("join", N_("Join a game: /join CODE")),
     ("new", N_("Host a new game: /new station, resistance or traitors")),
     ("away", N_("Away until a date: /away 2027-01-20, or /away off")),
@@ -191,8 +193,71 @@ class Telegram(Hosting, Presses):
         if context.args:
             await self.join(update, context)
             return
-        lang = user_lang(update.effective_user, self.default_lang)
-        self.reply(update.effective_chat, render(NO_GAME, lang))
+        # A plain /start (the private chat opened by hand): someone in a game
+        # gets what they can do there, and its host also the TV link.
+        user, chat = update.effective_user, update.effective_chat
+        found = await self.whose(user) if user is not None else None
+        if found is None or found[0].over:
+            self.reply(chat, render(NO_GAME, user_lang(user, self.default_lang)))
+            return
+        game, me = found
+        lines = await self.tv_lines(game, game.lang) if me == game.host else []
+        self.reply(chat, "\n".join([*lines, help_text(game, me, game.lang)]))
+
+    async def help(self, update: Update, context: Context) -> None:
+        """`/help`: the commands that apply to the sender now (help.py)."""
+        user = update.effective_user
+        if user is None:
+            return
+        game, me, lang = await self.where(user)
+        self.reply(update.effective_chat, help_text(game, me, lang))
+
+    async def where(self, user: User) -> tuple[Game | None, str | None, str]:
+        """The game the user is in (None if none, or over), their identity in
+        it and the language to answer in (the game's, else the user's own)."""
+        found = await self.whose(user)
+        if found is None or found[0].over:
+            return None, None, user_lang(user, self.default_lang)
+        return found[0], found[1], found[0].lang
+
+    async def puzzled(self, update: Update, private: bool) -> None:
+        """A command or message the bot did not understand: the sender's open
+        question, or what they can do (help.py)."""
+        user = update.effective_user
+        if user is None:
+            return
+        game, me, lang = await self.where(user)
+        self.reply(update.effective_chat, not_understood(game, me, lang, private=private))
+
+    async def unknown(self, update: Update, context: Context) -> None:
+        """A command the bot does not know. In a group only one addressed to
+        this bot (`/x@bot`): a plain `/x` there may be for another bot."""
+        message, chat = update.effective_message, update.effective_chat
+        if message is None or chat is None:
+            return
+        private = chat.type == Chat.PRIVATE
+        command = (message.text or "").split(maxsplit=1)[0] if message.text else ""
+        _, at, bot = command.partition("@")
+        if at and bot.casefold() != (context.bot.username or "").casefold():
+            return  # another bot's command
+        if not private and not at:
+            return
+        await self.puzzled(update, private)
+
+    async def group_text(self, update: Update, context: Context) -> None:
+        """Plain text in a group: only what is addressed to the bot (a reply
+        to one of its messages, or a mention of it) gets an answer."""
+        message = update.effective_message
+        if message is None or not message.text:
+            return
+        me = context.bot
+        replied = message.reply_to_message
+        author = replied.from_user if replied is not None else None
+        to_bot = author is not None and author.id == me.id
+        handle = f"@{me.username or ''}".casefold()
+        mentions = message.parse_entities(["mention"]).values()
+        if to_bot or any(m.casefold() == handle for m in mentions):
+            await self.puzzled(update, False)
 
     async def join(self, update: Update, context: Context) -> None:
         user, chat = update.effective_user, update.effective_chat
@@ -267,19 +332,23 @@ class Telegram(Hosting, Presses):
             self.reply(chat, render(NOTHING_NOW, game.lang))
 
     async def chat(self, update: Update, context: Context) -> None:
-        """Plain text in a private chat: the Traitors' night chat, relayed by the
-        core's rules to the other traitors only (it is no game action: nothing
-        is stored). Anything else is ignored: players talk in the room."""
+        """Plain text in a private chat: the answer to a question asking for
+        words, or the Traitors' night chat, relayed by the core's rules to the
+        other traitors only (it is no game action: nothing is stored). Anything
+        else gets "I didn't understand that." and the open question or the
+        commands (help.py): players talk in the room."""
         user, message = update.effective_user, update.effective_message
         if user is None or message is None or not message.text:
             return
         found = await self.whose(user)
-        if found is None:
+        if found is None or found[0].over:
+            await self.puzzled(update, True)
             return
         game, player = found
         if await self.words(update, game, player, message.text):
             return
         if game.kind != "traitors":
+            await self.puzzled(update, True)
             return
         from gameflow.games.traitors import relay
 
@@ -371,13 +440,18 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         "status": tg.status,
         "away": tg.away,
         "move": tg.move,
+        "help": tg.help,
     }
     # Commands and words count only from new messages: an edited /end must not
     # end a game (PTB's handlers take edits too unless told otherwise).
     new = filters.UpdateType.MESSAGE
     for name, callback in commands.items():
         application.add_handler(CommandHandler(name, tg.guarded(callback), filters=new))
+    # Any other command: after the known ones, which take theirs first.
+    application.add_handler(MessageHandler(filters.COMMAND & new, tg.unknown))
     application.add_handler(CallbackQueryHandler(tg.button))
     private_text = filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE & new
     application.add_handler(MessageHandler(private_text, tg.chat))
+    group_text = filters.TEXT & ~filters.COMMAND & filters.ChatType.GROUPS & new
+    application.add_handler(MessageHandler(group_text, tg.group_text))
     application.add_error_handler(tg.error)

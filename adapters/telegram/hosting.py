@@ -133,13 +133,15 @@ class Hosting:
 
     async def host_lines(self, game: Game, lang: str) -> list[str]:
         """The TV link (a fresh one) and the host's commands."""
-        mine: list[str] = []
+        return [*await self.tv_lines(game, lang), render(HOST_HELP, lang)]
+
+    async def tv_lines(self, game: Game, lang: str) -> list[str]:
+        """The TV link, a fresh one (none without a TV page)."""
         if self.tv_link is not None:
             tv = await self.tv_link(game)
             if tv:
-                mine.append(render(msg(N_("Main screen (TV): {link}"), link=tv), lang))
-        mine.append(render(HOST_HELP, lang))
-        return mine
+                return [render(msg(N_("Main screen (TV): {link}"), link=tv), lang)]
+        return []
 
     async def host_start(self, update: Update, code: str) -> None:
         """`/start host-<code>` (the group's host link): the TV link and the
