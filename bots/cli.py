@@ -80,7 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="play a whole game with simulated players, no credentials needed"
     )
     p.add_argument("--players", type=int, default=7, help="how many simulated players (5-15)")
-    p.add_argument("--seed", default="demo", help="the game's seed: the same seed, the same game")
+    p.add_argument(
+        "--seed",
+        default="demo",
+        help="the game's seed: the same seed and players, the same game (with or without --tv)",
+    )
     p.add_argument(
         "--lang", choices=["nb", "sr", "en"], default="en", help="the language of every text"
     )

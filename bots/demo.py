@@ -7,6 +7,9 @@ it, rendered in the chosen language: public announcements (the TV and the group
 chat), each player's private messages (clearly marked), the table talk, and at
 the end the reveal of teams and secret actions with the seed that decided the
 deal. No credentials, no network; `--delay 0` finishes in well under a second.
+`muldvarp demo --tv` (live_demo.py) plays the same game for the same seed and
+table size: the same players and the same bots' inputs (BotTable), through the
+game service.
 """
 
 from __future__ import annotations

@@ -5,9 +5,11 @@ localhost.
 Nothing here is a stand-in: every input goes through `GameService.submit` into
 the SQLite store (in a temporary folder), the TV page reads the store through the
 same `StoreSource` that `muldvarp serve` uses, and the page updates itself over
-Server-Sent Events. The phases use short timers and the bots never miss a
-deadline, so each phase ends as soon as everyone has acted (the discussion ends
-by the host's "advance"), and a newcomer sees a whole game in a few minutes.
+Server-Sent Events. The players are the scripted bots of `muldvarp demo`
+(gameflow/games/station/table.py), with the same names and the same inputs, so
+a seed plays the same game in both demos. The phases use short timers and each
+ends as soon as everyone has acted (the discussion by the host's "advance"), so
+a newcomer sees a whole game in a few minutes.
 
 The terminal says what happens while it plays, in the game's language: the TV
 link first, then a line per phase and what the TV announces, and at the end the
@@ -23,25 +25,25 @@ import asyncio
 import contextlib
 import errno
 import math
-import random
 import signal
 import socket
 import sys
 import tempfile
 from collections.abc import Callable
 
-from adapters.tv.demo import NAMES, _pick, demo_text, hold_text
+from adapters.tv.demo import NAMES, demo_text, hold_text
 from adapters.tv.texts import TEXTS as TV_TEXTS
 from bots.app import build_runtime, create_app
-from bots.demo import reveal
+from bots.demo import TALK, reveal
 from bots.settings import load_settings
 from bots.streams import EndStreams, end_streams_on_exit
 from gameflow.core import actions as A
-from gameflow.core.engine import legal
 from gameflow.core.events import Event, Kind
-from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from gameflow.core.text import Msg, msg
+from gameflow.games.station import bots
+from gameflow.games.station.belief import Talk
+from gameflow.games.station.table import BotTable
 from gameflow.i18n import render
 from service.games import GameService
 
@@ -64,6 +66,11 @@ class Narrator:
 
     def line(self, message: Msg) -> None:
         self.say(render(message, self.lang))
+
+    def talk(self, game: Game, t: Talk) -> None:
+        """The bots' table talk of a round, as `muldvarp demo` prints it."""
+        for message in bots.say(game, t):
+            self.say(TALK + render(message, self.lang))
 
     def events(self, game: Game, events: tuple[Event, ...]) -> None:
         """What the TV announces, then a line when the phase has changed."""
@@ -140,13 +147,13 @@ async def play_live(
             if on_url is not None:
                 on_url(url)
             await asyncio.sleep(step * 3)
-            for i in range(players):
-                joined = await rt.service.submit(game_id, A.Join(f"bot{i}", None, NAMES[i]))
+            for i in range(players):  # the players of `muldvarp demo` (gameflow.simulate)
+                joined = await rt.service.submit(game_id, A.Join(f"p{i + 1}", None, NAMES[i]))
                 narrator.events(joined.game, joined.events)
                 await asyncio.sleep(step / 2)
             started = await rt.service.submit(game_id, A.Start(HOST))
             narrator.events(started.game, started.events)
-            game = await _drive(rt.service, game_id, random.Random(seed), step, narrator)
+            game = await _drive(rt.service, game_id, step, narrator)
             for text in reveal(game, lang):
                 say(text)
             if on_end is not None:
@@ -174,30 +181,29 @@ async def _hold(serving: asyncio.Task[None], hold: float | None, narrator: Narra
     await asyncio.wait([serving], timeout=hold)
 
 
-async def _drive(
-    service: GameService, game_id: str, rng: random.Random, step: float, narrator: Narrator
-) -> Game:
+async def _drive(service: GameService, game_id: str, step: float, narrator: Narrator) -> Game:
+    """Play the game with the scripted bots of `muldvarp demo` (BotTable): the
+    same inputs, phase by phase, so a seed plays the same game in both demos.
+    A phase ends as soon as everyone has acted; one nobody acts in (the
+    discussion) ends by the host's advance, after a moment to read the TV."""
     game = await service.load(game_id)
+    table = BotTable(game, listen=narrator.talk)
     while not game.over:
-        favourite = rng.randint(1, 3)
-        order = list(game.players)
-        rng.shuffle(order)
-        for player in order:
-            for spec in legal(game, player):
-                action = None
-                while action is None:  # the demo's bots never miss a deadline
-                    action = _pick(game, player, spec, favourite, rng)
-                await asyncio.sleep(step)
-                outcome = await service.submit(game_id, action)
-                game = outcome.game
-                narrator.events(game, outcome.events)
-        if not game.over and not rules_for(game.kind).awaiting(game):
-            # Nobody owes an input (the discussion): the host moves on, after a
-            # moment to read the result on the TV.
-            await asyncio.sleep(step * 5)
-            outcome = await service.submit(game_id, A.Advance(HOST))
+        seq = game.phase.seq
+        for action in table.moves(game):
+            await asyncio.sleep(step)
+            outcome = await service.submit(game_id, action)
             game = outcome.game
             narrator.events(game, outcome.events)
+        if game.over or game.phase.seq != seq:
+            continue
+        await asyncio.sleep(step * 5)
+        outcome = await service.submit(game_id, A.Advance(HOST, seq))
+        game = outcome.game
+        narrator.events(game, outcome.events)
+        while outcome.rejected is not None and game.phase.seq == seq and not game.over:
+            await asyncio.sleep(0.5)  # someone still owes an input: its deadline ends it
+            game = await service.load(game_id)
     return game
 
 

@@ -41,7 +41,8 @@ from gameflow.core.state import Game
 from gameflow.games.station import bots
 from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.belief import Talk
-from gameflow.games.station.state import LOYAL, MISSION, VOTE, Station
+from gameflow.games.station.state import LOYAL, Station
+from gameflow.games.station.table import BotTable
 
 HOST: Final = "host"
 EPOCH: Final = 1_700_000_000.0
@@ -143,22 +144,10 @@ def play(
     if watch is not None:
         watch(game, events)
     now = EPOCH
-    talks: list[Talk] = []
-    belief = bots.belief(game)
+    table = BotTable(game, policy, listen)
     rejected = illegal = 0
     while not game.over:
-        actions: list[A.Action] = []
-        if game.phase.name == MISSION:
-            t = bots.talk(game, policy)
-            talks.append(t)
-            if listen is not None:
-                listen(game, t)
-            belief = bots.learn(belief, game, talks[:-1], policy)
-            actions.extend(bots.choices(game, t, bots.allocate(game, t, belief, policy), policy))
-        elif game.phase.name == VOTE:
-            belief = bots.learn(belief, game, talks, policy)
-            actions.extend(bots.votes(game, bots.suspicion(belief, players), policy))
-        for action in actions:
+        for action in table.moves(game):
             now += 1.0
             if not is_legal(legal(game, action.by or ""), action):
                 illegal += 1

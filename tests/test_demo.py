@@ -7,7 +7,9 @@ import io
 import pytest
 
 from bots.demo import run_demo
+from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game, seed_digest
+from gameflow.i18n import render
 
 pytestmark = pytest.mark.station
 
@@ -86,3 +88,40 @@ def test_live_demo_plays_through_the_service_and_serves_the_tv_page() -> None:
     assert game.over is True and game.winner in ("loyal", "infiltrators")
     assert (pages and "Stasjon" in pages[0]) or "Station" in pages[0]
     assert any("TV" in line for line in said) and any("live-test" in line for line in said)
+
+
+@pytest.mark.station
+def test_both_demos_play_the_same_game_for_a_seed() -> None:
+    """`muldvarp demo` and `muldvarp demo --tv` with one seed: the same deal,
+    the same bots' choices and votes, the same announcements and the same end
+    (issue #35, item 13; `demo --help` says the same seed plays the same game)."""
+    import asyncio
+
+    from bots.live_demo import play_live
+    from gameflow.games.station.state import Station
+    from gameflow.simulate import play
+
+    seed, players = "same-game", 7
+    terminal: list[Game] = []
+    told: list[str] = []
+
+    def watch(game: Game, events: tuple[Event, ...]) -> None:
+        terminal[:] = [game]
+        told.extend(render(e.text, "en") for e in events if e.kind is Kind.ANNOUNCE and e.text)
+
+    play(players, seed, lang="en", watch=watch)
+    said: list[str] = []
+    live = asyncio.run(play_live(players, seed, "en", step=0, port=0, say=said.append))
+    ours, theirs = terminal[-1].rules, live.rules
+    assert isinstance(ours, Station) and isinstance(theirs, Station)
+    assert (theirs.infiltrator, theirs.professions, theirs.missions) == (
+        ours.infiltrator,
+        ours.professions,
+        ours.missions,
+    )
+    assert live.names == terminal[-1].names and live.winner == terminal[-1].winner
+    assert theirs.history == ours.history
+    announced = [line.removeprefix("[TV]     ") for line in said if line.startswith("[TV]")]
+    started = next(i for i, t in enumerate(announced) if t.startswith("The game has started"))
+    assert announced[started:] == told
+    assert [line for line in said if line.startswith("[talk]")]  # the table talk, as in demo
