@@ -29,12 +29,16 @@ it shares the machine: near 100 % the driver, not the worker, is the limit.
     .venv/bin/python bench/knee.py                    # one Redis
     .venv/bin/python bench/knee.py --cluster          # a Redis Cluster
     .venv/bin/python bench/knee.py --workers 2        # two workers, webhooks in turn
+    .venv/bin/python bench/knee.py --workers 1,2      # one, then two: their knees' ratio
     .venv/bin/python bench/knee.py --python /opt/py313/bin/python  # the worker on another Python
 
 With `--workers 2` the webhooks go to the workers in turn, as a proxy's round
 robin would send them; the worker CPU printed is their sum. On a 2-core
 machine two workers, the driver and Redis share the cores, so the gain a
 second worker shows here is a floor of what it gives on a machine of its own.
+With `--workers 1,2` the run ramps one worker, then two (same Redis, same
+steps) and ends with the ratio of their knees (issue #31: two workers should
+carry at least 1.6 times one) and their CPU per input at the steps both ran.
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ import aiohttp  # noqa: E402
 from adapters.sms import sheet as S  # noqa: E402
 from adapters.sms.directory import player_id  # noqa: E402
 from bench.common import machine, pct, redis_url  # noqa: E402
-from bench.knee_reading import GOAL, LINE, Window, goal, reach, verdict  # noqa: E402
+from bench.knee_reading import GOAL, LINE, Window, goal, reach, scaling, verdict  # noqa: E402
 from tests.fake_twilio import FakeTwilio, inbound  # noqa: E402
 from tests.scale_workers import Worker, cpu_seconds, sms_worker_env  # noqa: E402
 from tests.sms_typist import Typist  # noqa: E402
@@ -270,13 +274,16 @@ def redis_pids(ports: list[int]) -> list[int]:
     return found
 
 
-async def ramp(url: str, ports: list[int], args: argparse.Namespace, tmp: Path) -> None:
+async def ramp(
+    url: str, ports: list[int], args: argparse.Namespace, tmp: Path, count: int
+) -> list[Window]:
+    """One ramp of `count` workers; the steps it measured."""
     from adapters.store.redis_store import RedisStore
 
     prefix = f"knee:{uuid.uuid4().hex[:8]}:"
     with FakeTwilio() as twilio:
         env = worker_env(url, prefix, twilio)
-        workers = [Worker(f"w{i + 1}", env, tmp, args.python) for i in range(args.workers)]
+        workers = [Worker(f"w{i + 1}", env, tmp, args.python) for i in range(count)]
         store = RedisStore.from_url(
             url if "+cluster" in url else f"{url}?max_connections=200", prefix=prefix
         )
@@ -365,6 +372,7 @@ async def ramp(url: str, ports: list[int], args: argparse.Namespace, tmp: Path) 
                 f"goal: {GOAL:.3f}x the floor = {target:.0f} inputs/s (five times the first probe)"
             )
             print(reach(windows, os.cpu_count() or 1, target))
+            return windows
         finally:
             driver.stop.set()
             await driver.close()
@@ -376,6 +384,19 @@ async def ramp(url: str, ports: list[int], args: argparse.Namespace, tmp: Path) 
                 for line in worker.lines:
                     if line.startswith("stats "):
                         print(worker.name, line)
+
+
+async def ramps(url: str, ports: list[int], args: argparse.Namespace, tmp: Path) -> None:
+    """A ramp per worker count in `--workers`, one after the other on the same
+    Redis (each under a prefix of its own), then how they scale."""
+    done: dict[int, list[Window]] = {}
+    for count in args.workers:
+        if len(args.workers) > 1:
+            print(f"-- {count} worker{'s' if count > 1 else ''}", flush=True)
+        done[count] = await ramp(url, ports, args, tmp, count)
+    if len(done) > 1:
+        for said in scaling(done):
+            print(said)
 
 
 def main() -> None:
@@ -396,7 +417,11 @@ def main() -> None:
     p.add_argument("--measure", type=float, default=20.0)
     p.add_argument("--interval", type=float, default=1.0, help="seconds between a game's inputs")
     p.add_argument(
-        "--workers", type=int, default=1, help="workers on the one Redis (CPU: their sum)"
+        "--workers",
+        type=lambda s: [int(x) for x in s.split(",")],
+        default=[1],
+        help="workers on the one Redis (CPU: their sum); 1,2 ramps one, then two, and"
+        " prints the ratio of their knees",
     )
     p.add_argument(
         "--python",
@@ -414,13 +439,13 @@ def main() -> None:
 
         cluster = start_cluster()
         try:
-            asyncio.run(ramp(cluster.url, cluster.ports, args, tmp))
+            asyncio.run(ramps(cluster.url, cluster.ports, args, tmp))
         finally:
             cluster.stop()
         return
     with redis_url(args.redis) as url:
         port = urlsplit(url).port
-        asyncio.run(ramp(url, [port] if port else [], args, tmp))
+        asyncio.run(ramps(url, [port] if port else [], args, tmp))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ that way, for a step that carried 99). Synthetic steps; nothing timed."""
 
 from __future__ import annotations
 
-from bench.knee_reading import Window, goal, knee, reach, verdict
+from bench.knee_reading import Window, goal, knee, reach, scaling, verdict
 
 
 def step(games: int, inputs: int, p99_ms: float) -> Window:
@@ -56,3 +56,36 @@ def test_the_reach_is_what_the_driver_and_redis_leave_the_worker() -> None:
 
 def test_the_goal_is_five_times_the_first_probe_on_this_floor() -> None:
     assert abs(goal(10_000.0) - 650.0) < 1e-9
+
+
+def test_two_workers_are_read_against_one_at_their_knees() -> None:
+    # one worker crosses 100 ms between 100 and 150 inputs/s (125), two between
+    # 150 and 250 (200): 1.6x, just the goal
+    one = [step(50, 500, 20.0), step(100, 1000, 60.0), step(150, 1500, 140.0)]
+    two = [step(100, 1000, 20.0), step(150, 1500, 60.0), step(250, 2500, 140.0)]
+    for w in one + two:
+        w.cpu = {"worker": w.rate * 0.004}  # 4 CPU ms an input
+    said = scaling({1: one, 2: two})
+    assert said[0] == (
+        "per machine: 2 workers against 1: 200 against 125 inputs/s at p99 100 ms"
+        " = 1.60x (goal >= 1.6x): met"
+    )
+    assert said[1].endswith("100 games 4.0 -> 4.0, 150 games 4.0 -> 4.0")
+    two[-1] = step(200, 2000, 140.0)  # crosses at 175: 1.4x
+    assert scaling({1: one, 2: two})[0].endswith("= 1.40x (goal >= 1.6x): NOT met")
+
+
+def test_a_knee_beyond_a_ramp_gives_a_bound_or_no_ratio() -> None:
+    one = [step(50, 500, 20.0), step(100, 1000, 60.0), step(150, 1500, 140.0)]
+    under = [step(100, 1000, 20.0), step(180, 1800, 60.0)]
+    assert scaling({1: one, 2: under})[0].endswith(
+        "above 180 against 125 inputs/s = at least 1.44x (goal >= 1.6x): not shown (ramp higher)"
+    )
+    under.append(step(250, 2500, 60.0))
+    assert scaling({1: one, 2: under})[0].endswith("at least 2.00x (goal >= 1.6x): met")
+    over = [step(100, 990, 380.0)]
+    assert scaling({1: one, 2: over})[0].endswith("below 99 against 125 inputs/s = under 0.79x"
+                                                  " (goal >= 1.6x): NOT met")  # fmt: skip
+    assert "no ratio (1 worker's knee lies above its last step" in scaling({1: under, 2: one})[0]
+    assert "no ratio (1 worker already crossed" in scaling({1: over, 2: one})[0]
+    assert scaling({1: one, 2: []}) == ["per machine: 2 workers against 1: a ramp measured no step"]
