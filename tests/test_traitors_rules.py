@@ -36,11 +36,13 @@ pytestmark = pytest.mark.traitors
 
 
 def test_traitor_count_follows_the_table() -> None:
-    assert [traitor_count(n) for n in (6, 9, 10, 17, 18, 24)] == [2, 2, 3, 3, 4, 4]
+    counts = [traitor_count(n) for n in (6, 7, 9, 10, 17, 18, 24)]
+    assert counts == [1, 2, 2, 3, 3, 4, 4]
 
 
 def test_drawn_deal_tells_the_traitors_each_other() -> None:
-    game, _now = setup_game({"game": "traitors", "players": P6, "seed": 3, "options": {}})
+    two = {"game": "traitors", "players": P6, "seed": 3, "options": {"traitors": 2}}
+    game, _now = setup_game(two)
     traitors = [p for p in P6 if st(game).role[game.seat(p)] == "traitor"]
     assert len(traitors) == 2
     for p in traitors:

@@ -18,11 +18,12 @@ MAX_PLAYERS: Final = 24
 
 # players -> final day, from `muldvarp simulate traitors --final-day N` runs of
 # the reasoning bots (docs/balance.md): for each size, the length whose traitor
-# win rate came closest to half. The steps follow the traitor count (2 at 6-9
-# players, 3 at 10-17, 4 at 18-24); twelve days stay the seed's at 22-24.
+# win rate came closest to half. The lengths rise with the table size within
+# each traitor count (1 at 6 players, 2 at 7-9, 3 at 10-17, 4 at 18-24) and
+# drop where a traitor is added; twelve days stay the seed's at 22-24.
 DAYS: Final[dict[int, int]] = {
-    6: 2, 7: 2, 8: 3, 9: 3, 10: 3, 11: 4, 12: 5, 13: 6, 14: 6, 15: 7,
-    16: 7, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10, 22: SEED_DAYS, 23: SEED_DAYS, 24: SEED_DAYS,
+    6: 3, 7: 2, 8: 3, 9: 4, 10: 3, 11: 4, 12: 5, 13: 6, 14: 6, 15: 7,
+    16: 7, 17: 8, 18: 7, 19: 8, 20: 9, 21: 10, 22: SEED_DAYS, 23: SEED_DAYS, 24: SEED_DAYS,
 }  # fmt: skip
 
 
