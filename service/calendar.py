@@ -29,31 +29,27 @@ from functools import lru_cache
 from typing import NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from gameflow.core import clock as core_clock
+
 MAX_DAYS = 400  # bounds every search: a campaign lasts weeks, never years
 
 
+def _time(seconds: float) -> time:
+    s = int(seconds)
+    return time(s // 3600, s % 3600 // 60)
+
+
 def parse_clock(text: str) -> time:
-    """ "HH:MM" as a time of day; ValueError if malformed."""
-    hours, sep, minutes = text.strip().partition(":")
-    if not sep or not hours.isdigit() or not minutes.isdigit():
-        raise ValueError(f"not a clock time: {text!r}")
-    h, m = int(hours), int(minutes)
-    if not (0 <= h < 24 and 0 <= m < 60):
-        raise ValueError(f"not a clock time: {text!r}")
-    return time(h, m)
+    """ "HH:MM" as a time of day, read by the core's parser
+    (`gameflow.core.clock.parse_clock`, so "8:5" is refused); ValueError if malformed."""
+    return _time(core_clock.parse_clock(text))
 
 
 def parse_quiet(text: str | None) -> tuple[time, time] | None:
-    """ "22:00-08:00" as (start, end) of quiet hours; None or "" means none."""
-    if not text:
-        return None
-    start, sep, end = text.partition("-")
-    if not sep:
-        raise ValueError(f"quiet hours look like 22:00-08:00, not {text!r}")
-    a, b = parse_clock(start), parse_clock(end)
-    if a == b:
-        raise ValueError(f"quiet hours must not be empty or all day: {text!r}")
-    return a, b
+    """ "22:00-08:00" as (start, end) of quiet hours, read by the core's parser;
+    None or "" means none."""
+    span = core_clock.parse_quiet(text)
+    return None if span is None else (_time(span[0]), _time(span[1]))
 
 
 class Calendar(NamedTuple):

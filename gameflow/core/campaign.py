@@ -32,7 +32,15 @@ from datetime import date
 from typing import Any, Final, NamedTuple
 
 from gameflow.core import actions as A
-from gameflow.core.clock import DAY, day_date, local_day, offset_at
+from gameflow.core.clock import (
+    DAY,
+    clock_text,
+    day_date,
+    local_day,
+    offset_at,
+    parse_clock,
+    parse_quiet,
+)
 from gameflow.core.clock import at as clock_at
 from gameflow.core.events import Event, Kind, announce, reminder, timer
 from gameflow.core.legal import ActionSpec, Field
@@ -99,40 +107,7 @@ def campaign_limits(windows: Iterable[str]) -> dict[str, Limit]:
     }
 
 
-# -- clock texts ---------------------------------------------------------------------
-
-
-def clock(text: Any) -> float:
-    """Seconds after midnight of "HH:MM"; ValueError if malformed."""
-    if not isinstance(text, str):
-        raise ValueError(text)
-    hours, sep, minutes = text.strip().partition(":")
-    if not sep or not hours.isdigit() or not minutes.isdigit() or len(minutes) != 2:
-        raise ValueError(text)
-    h, m = int(hours), int(minutes)
-    if not (0 <= h < 24 and 0 <= m < 60):
-        raise ValueError(text)
-    return h * 3600.0 + m * 60.0
-
-
-def clock_text(seconds: float) -> str:
-    s = int(seconds) % int(DAY)
-    return f"{s // 3600:02}:{s % 3600 // 60:02}"
-
-
-def parse_quiet(text: Any) -> tuple[float, float] | None:
-    """ "23:00-07:00" as (start, end) clock seconds; "" or None means none."""
-    if text is None or text == "":
-        return None
-    if not isinstance(text, str):
-        raise ValueError(text)
-    start, sep, end = text.partition("-")
-    if not sep:
-        raise ValueError(text)
-    a, b = clock(start), clock(end)
-    if a == b:
-        raise ValueError(text)
-    return a, b
+clock = parse_clock  # "HH:MM" as seconds: the one parser (gameflow.core.clock)
 
 
 # -- the game's calendar -------------------------------------------------------------

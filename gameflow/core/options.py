@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from gameflow.core.clock import parse_clock, parse_quiet
 from gameflow.core.text import N_, Msg, msg
 
 if TYPE_CHECKING:
@@ -155,10 +156,8 @@ def _text_fits(limit: Limit, value: str) -> bool:
     if limit.choices:
         return value in limit.choices
     if limit.form in ("clock", "quiet"):
-        from gameflow.core.campaign import clock, parse_quiet  # campaign imports the rules
-
         try:
-            clock(value) if limit.form == "clock" else parse_quiet(value)
+            parse_clock(value) if limit.form == "clock" else parse_quiet(value)
         except ValueError:
             return False
         return len(value) <= 16
