@@ -29,10 +29,10 @@ import itertools
 import logging
 import os
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Generic, TypeVar
 
+from cachetools import FIFOCache
 from telegram import Bot, ForceReply, InlineKeyboardMarkup, Message
 
 from adapters.deadline_text import until
@@ -100,20 +100,17 @@ V = TypeVar("V")
 
 
 class Recent(Generic[K, V]):
-    """A small cache that forgets its oldest entries beyond `size`."""
+    """A small cache that forgets its oldest entries (by last put) beyond `size`."""
 
     def __init__(self, size: int = 10_000) -> None:
         self.size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
+        self._items: FIFOCache[K, V] = FIFOCache(size)
 
     def get(self, key: K) -> V | None:
         return self._items.get(key)
 
     def put(self, key: K, value: V) -> None:
         self._items[key] = value
-        self._items.move_to_end(key)
-        while len(self._items) > self.size:
-            self._items.popitem(last=False)
 
     def pop(self, key: K) -> V | None:
         return self._items.pop(key, None)

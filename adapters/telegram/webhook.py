@@ -27,11 +27,11 @@ import hmac
 import json
 import logging
 import os
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cachetools import FIFOCache
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -129,19 +129,18 @@ async def stop(application: App, tg: Telegram) -> None:
 
 
 class Seen:
-    """The last `size` update ids handled by this process."""
+    """The last `size` update ids handled by this process (the first in are
+    the first forgotten)."""
 
     def __init__(self, size: int = 10_000) -> None:
         self.size = size
-        self._ids: OrderedDict[int, None] = OrderedDict()
+        self._ids: FIFOCache[int, None] = FIFOCache(size)
 
     def __contains__(self, update_id: object) -> bool:
         return update_id in self._ids
 
     def add(self, update_id: int) -> None:
         self._ids[update_id] = None
-        while len(self._ids) > self.size:
-            self._ids.popitem(last=False)
 
     def discard(self, update_id: int) -> None:
         self._ids.pop(update_id, None)

@@ -17,10 +17,10 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from cachetools import FIFOCache
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
@@ -91,7 +91,7 @@ class StatusPage:
         self.source = source
         self.clock = clock
         self.keepalive = keepalive
-        self._frames: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self._frames: FIFOCache[tuple[str, int], str] = FIFOCache(FRAME_CACHE)
         self.fanout = Fanout(source.changes, self._render, keepalive)
 
     def mount(self, path: str = "/tv") -> Mount:
@@ -205,8 +205,6 @@ class StatusPage:
         info = await self.source.join_info(game.id)
         html = json.dumps(render_screen(view(game, None), info), ensure_ascii=False)
         self._frames[key] = html
-        while len(self._frames) > FRAME_CACHE:
-            self._frames.popitem(last=False)
         return html
 
     async def _render(self, game: Game) -> tuple[str, bytes]:
