@@ -204,3 +204,43 @@ def test_simulate_resistance_runs_the_chosen_bots(capsys: pytest.CaptureFixture[
     out = capsys.readouterr()
     assert out.err == "" and "simple bots" in out.out
     assert len([x for x in out.out.splitlines() if x.startswith("| 5 ")]) == 1
+
+
+# -- the balance window at the default settings (docs/balance.md) ----------------
+
+WINDOW = (0.35, 0.65)  # issue #35: each side wins 35-65 % at every default table size
+
+
+def _inside(wins: int, games: int) -> bool:
+    return WINDOW[0] <= wins / games <= WINDOW[1]
+
+
+@pytest.mark.traitors
+def test_traitors_at_six_and_eight_players_stay_in_the_window() -> None:
+    """300 fresh games a size (seeds the table does not use). The long runs put
+    the traitors at about 53 % (6 players) and 51 % (8), more than three
+    standard errors (2.8 points at 300 games) inside each edge, so a seed
+    leaves the window only when the balance itself moved. Two traitors at six
+    players over the same three days (about 85 %) must show as outside."""
+    from gameflow.games.traitors.bots import traitor_win_rates
+
+    runs = traitor_win_rates([6, 8], 300, "window", bots="reasoning")
+    for n, rows in runs.items():
+        wins = sum(1 for r in rows if r.winner == "traitors")
+        assert _inside(wins, len(rows)), (n, wins)
+        assert all(r.refused == 0 for r in rows)
+    two = traitor_win_rates([6], 60, "window", {"traitors": 2}, bots="reasoning")[6]
+    assert not _inside(sum(1 for r in two if r.winner == "traitors"), len(two))
+
+
+@pytest.mark.resistance
+def test_resistance_at_five_players_stays_in_the_window() -> None:
+    """200 fresh games at the default settings (plot cards on): the long runs put
+    the spies at about 48 %, nearly four standard errors (3.5 points at 200
+    games) inside each edge. The simple bots (a spies' game) must show as outside."""
+    from gameflow.games.resistance import bots as rb
+
+    rate = rb.spy_win_rates([5], 200, 70_000, None, rb.reasoning_action)[5]
+    assert _inside(round(rate * 200), 200), rate
+    simple = rb.spy_win_rates([5], 50, 70_000, None, rb.simple_action)[5]
+    assert not _inside(round(simple * 50), 50), simple
