@@ -51,6 +51,7 @@ from bots.settings import Settings
 from gameflow.core import actions as A
 from gameflow.core.events import Event
 from gameflow.core.state import Game
+from service.backoff import Backoff
 from service.games import Created, GameService, Outcome
 from service.ports import GameStore
 
@@ -111,7 +112,7 @@ async def start_channel(
 ) -> None:
     """Start `channel`, trying again with doubling waits until it starts (a task
     of its own: the app serves meanwhile). Each failure is one log line."""
-    delay = first
+    backoff = Backoff(first, RETRY_MAX)
     while True:
         try:
             if channel.startup is not None:
@@ -120,6 +121,7 @@ async def start_channel(
             raise
         except Exception as exc:
             channel.problem = f"{type(exc).__name__}: {exc}"[:200]
+            delay = backoff.failed()
             log.warning(
                 "%s: could not start (%s); trying again in %.0f s",
                 channel.name,
@@ -127,7 +129,6 @@ async def start_channel(
                 delay,
             )
             await sleep(delay)
-            delay = min(RETRY_MAX, delay * 2)
             continue
         channel.up, channel.problem = True, ""
         log.info("%s: live (%s)", channel.name, channel.mode)

@@ -55,6 +55,7 @@ from adapters.ratelimit import Limiter, MemoryLimiter, sms_bucket
 from adapters.sendloop import SendLoop
 from adapters.sms.directory import Directory
 from adapters.sms.settings import TWILIO_API, SmsSettings
+from service.backoff import Backoff
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -305,7 +306,7 @@ class Outbox:
             kwargs["from_"] = self.settings.from_number
         if self.settings.public_base_url:
             kwargs["status_callback"] = self.settings.status_url
-        delay = RETRY_FIRST
+        backoff = Backoff(RETRY_FIRST, RETRY_MAX)
         began = self.wall()
         while True:
             try:
@@ -323,9 +324,9 @@ class Outbox:
                         self.recovered += 1
                         break
                 self.retried += 1
+                delay = backoff.failed()
                 log.warning("Twilio: %s; sending again in %.0f s", type(e).__name__, delay)
                 await self.sleep(delay)
-                delay = min(RETRY_MAX, delay * 2)
         self.sent += 1
         await self.directory.record_sent(
             str(sent.sid), m.to, m.player, m.game, m.secret, str(sent.status), self.wall()
