@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel.dates import format_date, format_time, format_timedelta
 
+from gameflow.core.campaign import is_campaign
 from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
 from gameflow.i18n import render
@@ -79,7 +80,7 @@ def until(game: Game, lang: str, now: float) -> str | None:
         return None
     locale = LOCALES.get(lang, "en_GB")
     left = max(0.0, deadline - now)
-    campaign = game.option("pacing") == "campaign"
+    campaign = is_campaign(game)
     if not campaign or left < CLOCK_AFTER:
         return countdown(left, lang)
     tz = _zone(game)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from gameflow.core.campaign import is_campaign
 from gameflow.core.state import LOBBY, Game
 from gameflow.core.text import N_, Msg, msg
 
@@ -31,7 +32,7 @@ CALENDAR_LINK = N_("The game's deadlines for your calendar: {link}")
 
 def at_home(game: Game) -> bool:
     """A campaign: the players follow the game from their own phones."""
-    return bool(game.option("pacing") == "campaign")
+    return is_campaign(game)
 
 
 def due(before: Game, after: Game) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gameflow.core import actions as A
+from gameflow.core.campaign import is_campaign
 from gameflow.core.result import Rejected, reject
 from gameflow.core.state import Game
 from gameflow.core.text import N_
@@ -39,7 +40,7 @@ def prepare(game: Game, action: A.Action, now: float) -> A.Action | Rejected:
             )
         return action
     if isinstance(action, A.Start) and not action.zone and game.phase.name == "lobby":
-        if game.option("pacing") != "campaign":
+        if not is_campaign(game):
             return action  # a fast game has no calendar (every game has the option now)
         name = game.option(OPTION)
         if isinstance(name, str):

@@ -56,6 +56,7 @@ from adapters.sms import short
 from adapters.sms.directory import is_sms
 from adapters.sms.segments import prepare, segments
 from adapters.sms.settings import SmsSettings
+from gameflow.core.campaign import is_campaign
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
 from gameflow.i18n import render
@@ -92,7 +93,7 @@ def acting(game: Game) -> Acting | None:
 
 def live(game: Game) -> bool:
     """A game played in one sitting (not a campaign of a day per round)."""
-    return bool(game.option("pacing") != "campaign")
+    return not is_campaign(game)
 
 
 def recipients(game: Game) -> list[str]:
@@ -173,7 +174,7 @@ def _closes(game: Game, lang: str) -> tuple[str, ...]:
     """In a campaign, when the question closes ("Answer by 17:00"): hours away,
     it is worth its segment. A live game's table has the TV's countdown, so its
     texts stay as short as they were."""
-    if game.option("pacing") != "campaign":
+    if not is_campaign(game):
         return ()
     line = until(game, lang, game.phase.started)
     return (line,) if line else ()

@@ -13,6 +13,7 @@ in the game's language, or in the user's own when they are in no game.
 from __future__ import annotations
 
 from adapters.telegram.labels import title
+from gameflow.core.campaign import is_campaign
 from gameflow.core.question import question
 from gameflow.core.state import LOBBY, Game
 from gameflow.core.text import N_
@@ -51,7 +52,7 @@ def commands(game: Game | None, who: str | None) -> list[str]:
             return [START, SET, KICK, END, HELP]
         clock = RESUME if game.phase.paused else PAUSE
         lines = [clock, ADVANCE]
-        if game.option("pacing") == "campaign":
+        if is_campaign(game):
             lines.append(MOVE)
         if game.kind == "traitors":
             lines.append(GM)
