@@ -60,6 +60,13 @@ def check(url: str) -> str:
     return url
 
 
+if "_initialize" not in RedisCluster.__slots__:  # pragma: no cover - a redis-py outside the pin
+    raise ImportError(
+        f"redis-py {redis.__version__}: RedisCluster has no _initialize flag, which "
+        "adapters/redis_url.py's Cluster reads; install the redis version pyproject.toml pins"
+    )
+
+
 def cluster_client(url: str, *, decode_responses: bool = False, **kwargs: Any) -> RedisCluster:
     """An asyncio `RedisCluster` for a redis+cluster:// URL (a `max_connections`
     in the URL wins over the default)."""
@@ -100,7 +107,11 @@ class Cluster(RedisCluster):
     node (MOVED) or lose their connection after being sent and are sent again,
     so a `SET NX` could run twice and be refused to both of its callers
     (tests/test_sms_directory.py caught it: a MessageSid new to neither
-    worker). Pipelines and scripts go through `execute_command` too."""
+    worker). Pipelines and scripts go through `execute_command` too.
+
+    It reads redis-py's private `_initialize` flag, so pyproject.toml pins
+    redis to the minor version it was tested with, and importing this module
+    fails at once on a redis-py without the flag."""
 
     _first: asyncio.Lock | None = None
 
