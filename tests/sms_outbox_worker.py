@@ -22,7 +22,7 @@ from adapters.sendloop import SendLoop
 from adapters.sms.delivery import Delivery
 from adapters.sms.directory import Directory, SqliteDirectory
 from adapters.sms.notifier import SentSheets
-from adapters.sms.outbound import Outbox, twilio_client
+from adapters.sms.outbound import TwilioSender, twilio_client
 from adapters.sms.settings import SmsSettings
 from service.ports import GameStore
 
@@ -49,7 +49,7 @@ async def main(cfg: dict[str, Any]) -> None:
         from adapters.ratelimit import RedisLimiter
 
         limiter = RedisLimiter.from_url(cfg["url"], prefix=cfg["prefix"])
-    sender = Outbox(
+    sender = TwilioSender(
         twilio_client(settings),
         settings,
         directory,

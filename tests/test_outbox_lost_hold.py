@@ -26,7 +26,7 @@ import pytest
 from adapters.sms.delivery import Delivery
 from adapters.sms.directory import SqliteDirectory, player_id
 from adapters.sms.notifier import CHANNEL, SentSheets, SmsComposer
-from adapters.sms.outbound import Outbox, twilio_client
+from adapters.sms.outbound import TwilioSender, twilio_client
 from adapters.sms.settings import SmsSettings
 from adapters.store.sqlite_store import SqliteStore
 from gameflow.core import actions as A
@@ -95,7 +95,7 @@ def test_a_worker_whose_batch_was_taken_over_stops_sending_it(tmp_path: Path) ->
             fake.delay = 0.1
 
             def worker(name: str, view: Any) -> Delivery:
-                sender = Outbox(twilio_client(settings), settings, directory)
+                sender = TwilioSender(twilio_client(settings), settings, directory)
                 return Delivery(
                     view, directory, sender, SentSheets(view), consumer=name, min_idle=MIN_IDLE
                 )

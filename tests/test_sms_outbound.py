@@ -8,7 +8,7 @@ from twilio.rest import Client
 
 from adapters.sms.directory import SqliteDirectory
 from adapters.sms.notifier import split
-from adapters.sms.outbound import AiohttpClient, Outbox, OutMessage, twilio_client
+from adapters.sms.outbound import AiohttpClient, OutMessage, TwilioSender, twilio_client
 from adapters.sms.segments import segments
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
@@ -36,7 +36,7 @@ def test_the_queue_sends_in_order_at_the_configured_rate(fake: FakeTwilio) -> No
     async def main() -> None:
         settings = _settings(fake, rate=2.0)
         mono = FakeMonotonic()
-        box = Outbox(
+        box = TwilioSender(
             twilio_client(settings), settings, SqliteDirectory(), sleep=mono.sleep, clock=mono
         )
         for i in range(5):
@@ -59,7 +59,7 @@ def test_a_wrong_auth_token_is_a_recorded_failure(fake: FakeTwilio) -> None:
         async def on_failed(m: OutMessage, error: str) -> None:
             failed.append((m, error))
 
-        box = Outbox(twilio_client(settings), settings, directory, on_failed=on_failed)
+        box = TwilioSender(twilio_client(settings), settings, directory, on_failed=on_failed)
         await box.send(OutMessage("+4791234567", "secret", "g", "sms:x", True))
         await box.send(OutMessage("+4791234567", "public", "g", "sms:x", False))
         await box.drain()
@@ -81,7 +81,7 @@ def test_a_429_delays_a_text_and_never_drops_it(fake: FakeTwilio) -> None:
         async def on_failed(m: OutMessage, error: str) -> None:
             failed.append(error)
 
-        box = Outbox(
+        box = TwilioSender(
             twilio_client(settings),
             settings,
             SqliteDirectory(),
@@ -208,7 +208,7 @@ def test_a_text_twilio_took_but_answered_too_late_is_not_sent_again(fake: FakeTw
     async def main() -> None:
         settings = _settings(fake, rate=0)
         directory = SqliteDirectory()
-        box = Outbox(_timing_out(fake, settings), settings, directory, sleep=_no_wait)
+        box = TwilioSender(_timing_out(fake, settings), settings, directory, sleep=_no_wait)
         fake.stall, fake.stall_for = 1, 1.0  # taken, answered after the client gave up
         sent = await box.deliver(OutMessage("+4791234567", "Din rolle: mekaniker", "g1", "p1"))
         await box.close()
@@ -228,7 +228,7 @@ def test_a_timed_out_text_that_twilio_never_took_is_sent_again(fake: FakeTwilio)
     async def main() -> None:
         settings = _settings(fake, rate=0)
         directory = SqliteDirectory()
-        box = Outbox(_timing_out(fake, settings), settings, directory, sleep=_no_wait)
+        box = TwilioSender(_timing_out(fake, settings), settings, directory, sleep=_no_wait)
         first = await box.deliver(OutMessage("+4791234567", "MENY: 1 Ja 2 Nei", "g1", "p1"))
         fake.lose, fake.stall_for = 1, 1.0  # not taken, and no answer in time
         again = await box.deliver(OutMessage("+4791234567", "MENY: 1 Ja 2 Nei", "g1", "p1"))

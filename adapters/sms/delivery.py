@@ -55,7 +55,7 @@ from adapters.outbox_loop import OutboxLoop
 from adapters.sms.directory import Directory
 from adapters.sms.notifier import ATTR as SHEETS
 from adapters.sms.notifier import CHANNEL, SentSheets, SmsComposer, Swap, record_of, split
-from adapters.sms.outbound import Outbox, OutMessage
+from adapters.sms.outbound import OutMessage, TwilioSender
 from adapters.sms.segments import prepare
 from adapters.status_link import TvLink
 from gameflow.core.events import Event, Kind
@@ -107,7 +107,7 @@ class Delivery(OutboxLoop):
         self,
         store: GameStore,
         directory: Directory,
-        sender: Outbox,
+        sender: TwilioSender,
         sheets: SentSheets,
         *,
         composer: SmsComposer | None = None,

@@ -46,7 +46,7 @@ from adapters.sms.notifier import (
 from adapters.sms.notifier import (
     ATTR as SHEETS,
 )
-from adapters.sms.outbound import Outbox, OutMessage
+from adapters.sms.outbound import OutMessage, TwilioSender
 from adapters.sms.phones import e164
 from adapters.sms.segments import prepare
 from adapters.sms.settings import SmsSettings
@@ -102,7 +102,7 @@ class Gateway(HostReports):
         directory: Directory,
         composer: SmsComposer,
         sheets: SentSheets,
-        outbox: Outbox,
+        outbox: TwilioSender,
         settings: SmsSettings,
         *,
         host_hook: HostHook | None = None,

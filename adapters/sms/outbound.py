@@ -1,7 +1,7 @@
 """Sending texts through Twilio, at the sender's pace.
 
 A long code sends about one message per second; faster, Twilio queues and then
-refuses. `Outbox.deliver` sends one text now: it waits for the sender's next
+refuses. `TwilioSender.deliver` sends one text now: it waits for the sender's next
 slot (`rate` messages per second: the sender's bucket in a `Limiter`,
 adapters/ratelimit.py, shared through Redis, so all workers together keep to
 it), and a 429 (Twilio's "too many requests"), a 5xx or a lost
@@ -168,7 +168,9 @@ def twilio_client(settings: SmsSettings) -> Client:
 Failed = Callable[[OutMessage, str], Awaitable[None]]
 
 
-class Outbox:
+class TwilioSender:
+    """Sends texts through Twilio's REST API (not the game's durable outbox)."""
+
     def __init__(
         self,
         client: Client,

@@ -42,7 +42,7 @@ from adapters.sms.directory import Directory, SqliteDirectory
 from adapters.sms.host_reports import HostHook
 from adapters.sms.inbound import Gateway, TvLink
 from adapters.sms.notifier import SentSheets, SmsComposer
-from adapters.sms.outbound import Outbox, twilio_client
+from adapters.sms.outbound import TwilioSender, twilio_client
 from adapters.sms.settings import SmsSettings
 from service.games import GameService
 
@@ -55,7 +55,7 @@ EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>'
 class SmsAdapter:
     settings: SmsSettings
     directory: Directory
-    outbox: Outbox
+    outbox: TwilioSender  # the sender (the durable outbox is the store's)
     composer: SmsComposer
     sheets: SentSheets
     delivery: Delivery
@@ -95,7 +95,7 @@ def create_sms(
     the caller picks the kind (`bots.app` takes Redis when the store is Redis);
     without one they go to the SQLite file `settings.db_path`."""
     directory = directory if directory is not None else SqliteDirectory(settings.db_path)
-    outbox = Outbox(
+    sender = TwilioSender(
         client or twilio_client(settings),
         settings,
         directory,
@@ -108,7 +108,7 @@ def create_sms(
     delivery = Delivery(
         service.store,
         directory,
-        outbox,
+        sender,
         sheets,
         composer=composer,
         tv_link=tv_link,
@@ -121,17 +121,17 @@ def create_sms(
         directory,
         composer,
         sheets,
-        outbox,
+        sender,
         settings,
         host_hook=host_hook,
         tv_link=tv_link,
         clock=service.clock,
     )
-    outbox.on_failed = gateway.on_failed
+    sender.on_failed = gateway.on_failed
     if register and composer not in service.composers:
         service.composers.append(composer)
         service.notifiers.append(delivery)
-    return SmsAdapter(settings, directory, outbox, composer, sheets, delivery, gateway)
+    return SmsAdapter(settings, directory, sender, composer, sheets, delivery, gateway)
 
 
 def public_url(request: Request, settings: SmsSettings) -> str:
