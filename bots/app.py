@@ -304,7 +304,6 @@ def wire_telegram(rt: Runtime) -> Channel | None:
     except ImportError as exc:  # the adapter (or PTB) is not installed
         log.warning("TELEGRAM_BOT_TOKEN is set but the Telegram adapter is missing: %s", exc)
         return None
-    env = s.channel_env()
     if s.telegram_polling:
         application, adapter = tg.build(
             s.telegram_bot_token or "",
@@ -323,9 +322,14 @@ def wire_telegram(rt: Runtime) -> Channel | None:
             await tg.stop_polling(application, adapter)
 
         return Channel("telegram", "polling", [], start_polling, stop_polling)
-    hook = tg.from_env(rt.service, env, tv_link=rt.tv_link)
-    if hook is None:
-        return None
+    hook = tg.make_webhook(
+        rt.service,
+        s.telegram_bot_token or "",
+        secret=s.telegram_webhook_secret or "",
+        public_base_url=s.public_base_url or "",
+        base_url=s.telegram_api_base_url,
+        tv_link=rt.tv_link,
+    )
     wire_outbound(s, hook.tg.outbound)
 
     async def start_webhook() -> None:
@@ -347,14 +351,14 @@ def wire_sms(rt: Runtime) -> Channel | None:
     # Imported by name, so that type-checking `bots` does not pull in twilio
     # (which ships no type information).
     try:
-        settings_mod = importlib.import_module("adapters.sms.settings")
         webhook = importlib.import_module("adapters.sms.webhook")
     except ImportError as exc:
         log.warning("Twilio is configured but the SMS adapter is missing: %s", exc)
         return None
     directory = open_sms_directory(s)
-    sms_settings = settings_mod.SmsSettings.from_env(s.channel_env())
-    adapter = webhook.create_sms(rt.service, sms_settings, directory=directory, tv_link=rt.tv_link)
+    adapter = webhook.create_sms(
+        rt.service, s.sms_settings(), directory=directory, tv_link=rt.tv_link
+    )
     from adapters.sendloop import SendLoop
 
     # The sender's rate, for all workers; the Twilio calls on a loop of their

@@ -8,15 +8,15 @@ SMS when the Twilio account, token, a sender and `PUBLIC_BASE_URL` are set.
 The embedded SQLite store under `DATA_DIR` is the default; `REDIS_URL`
 switches to Redis (required for more than one worker process).
 
-The channel adapters read their own settings from a mapping of environment
-names (`channel_env()`), so a value given in `.env` reaches them too.
+The channels get their settings from here, typed and checked
+(`sms_settings()`, the Telegram fields), so a value given in `.env` reaches them too.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -28,6 +28,9 @@ from pydantic import (
     model_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from adapters.sms.settings import SmsSettings
 
 _TG_TOKEN = re.compile(r"^\d+:[A-Za-z0-9_-]{5,}$")
 _TG_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram allows for secret_token
@@ -94,11 +97,11 @@ class Settings(BaseSettings):
     )
     twilio_api_base_url: str | None = Field(None, validation_alias="TWILIO_API_BASE_URL")
     sms_transliterate: bool = Field(False, validation_alias="SMS_TRANSLITERATE")
-    # the rest of docs/sms.md's knobs, handed to the adapter by channel_env()
+    # the rest of docs/sms.md's knobs, handed to the adapter by sms_settings()
     sms_rate: float = Field(1.0, validation_alias="SMS_RATE", ge=0)
-    # "bundled" is the older name of "all" (the adapter texts every announcement,
-    # merged into one text a moment); "private" leaves the news to the TV
-    sms_announce: str = Field("bundled", validation_alias="SMS_ANNOUNCE")
+    # "all": the adapter texts every announcement, merged into one text a moment
+    # ("bundled" is its older name); "private" leaves the news to the TV
+    sms_announce: str = Field("all", validation_alias="SMS_ANNOUNCE")
     sms_default_region: str | None = Field(None, validation_alias="SMS_DEFAULT_REGION")
     sms_default_lang: str | None = Field(None, validation_alias="SMS_DEFAULT_LANG")
     sms_id_key: str | None = Field(None, validation_alias="SMS_ID_KEY")
@@ -230,7 +233,7 @@ class Settings(BaseSettings):
     def _announce(cls, value: str) -> str:
         if value not in ("bundled", "all", "private"):
             raise ValueError("must be all or private")
-        return value
+        return "all" if value == "bundled" else value
 
     @field_validator("log_level")
     @classmethod
@@ -307,26 +310,25 @@ class Settings(BaseSettings):
         TV on the network could open them (the banner says what to set)."""
         return self.host in ("0.0.0.0", "::") and not (self.tv_url or self.public_base_url)
 
-    def channel_env(self) -> dict[str, str]:
-        """The settings under the environment names the channel adapters read."""
-        pairs = {
-            "PUBLIC_BASE_URL": self.public_base_url,
-            "TELEGRAM_BOT_TOKEN": self.telegram_bot_token,
-            "TELEGRAM_WEBHOOK_SECRET": self.telegram_webhook_secret,
-            "TELEGRAM_API_BASE_URL": self.telegram_api_base_url,
-            "TWILIO_ACCOUNT_SID": self.twilio_account_sid,
-            "TWILIO_AUTH_TOKEN": self.twilio_auth_token,
-            "TWILIO_FROM": self.twilio_from,
-            "TWILIO_MESSAGING_SERVICE_SID": self.twilio_messaging_service_sid,
-            "TWILIO_API_BASE_URL": self.twilio_api_base_url,
-            "SMS_TRANSLITERATE": "1" if self.sms_transliterate else "",
-            "SMS_RATE": repr(self.sms_rate),
-            "SMS_ANNOUNCE": self.sms_announce,
-            "SMS_DEFAULT_REGION": self.sms_default_region,
-            "SMS_DEFAULT_LANG": self.sms_default_lang,
-            "SMS_ID_KEY": self.sms_id_key,
-        }
-        return {k: v for k, v in pairs.items() if v}
+    def sms_settings(self) -> SmsSettings:
+        """The SMS adapter's settings, as checked here (nothing re-read)."""
+        from adapters.sms.settings import TWILIO_API, SmsSettings
+
+        token = self.twilio_auth_token or ""
+        return SmsSettings(
+            account_sid=self.twilio_account_sid or "",
+            auth_token=token,
+            public_base_url=self.public_base_url or "",
+            from_number=self.twilio_from,
+            messaging_service_sid=self.twilio_messaging_service_sid,
+            api_base_url=(self.twilio_api_base_url or TWILIO_API).rstrip("/"),
+            rate=self.sms_rate,
+            transliterate=self.sms_transliterate,
+            default_region=self.sms_default_region or "NO",
+            default_lang=self.sms_default_lang or "nb",
+            id_key=self.sms_id_key or token,
+            announce=self.sms_announce,
+        )
 
 
 _CHANNEL_FIELDS = (

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from adapters.sms.settings import SmsSettings
 from bots.settings import RENAMED, load_settings, renamed_warnings, setting_names
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,7 +105,7 @@ def test_the_old_name_still_works_with_a_warning(
         env, TWILIO_ACCOUNT_SID=SID, TWILIO_AUTH_TOKEN="t", PUBLIC_BASE_URL="https://x.example.org"
     )
     assert s.twilio_from == "+4759440000"
-    assert SmsSettings.from_env(s.channel_env()).from_number == "+4759440000"
+    assert s.sms_settings().from_number == "+4759440000"
     monkeypatch.setenv("TWILIO_FROM", "+4759440001")
     assert renamed_warnings(env) == [
         "TWILIO_FROM_NUMBER is ignored, as TWILIO_FROM is set; rename it to TWILIO_FROM"

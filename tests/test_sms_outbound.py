@@ -182,12 +182,15 @@ def test_serve_hands_every_sms_knob_to_the_adapter() -> None:
         "SMS_ID_KEY": "own-key",
         "SMS_TRANSLITERATE": "1",
     }
-    s = SmsSettings.from_env(load_settings(None, **base, **knobs).channel_env())
+    s = load_settings(None, **base, **knobs).sms_settings()
     assert (s.rate, s.announce, s.default_region, s.default_lang) == (0.0, "all", "RS", "sr")
     assert s.id_key == "own-key" and s.transliterate
-    plain = SmsSettings.from_env(load_settings(None, **base).channel_env())
-    assert (plain.rate, plain.announce, plain.default_lang) == (1.0, "bundled", "nb")
+    plain = load_settings(None, **base).sms_settings()
+    assert (plain.rate, plain.announce, plain.default_lang) == (1.0, "all", "nb")
     assert plain.id_key == AUTH_TOKEN and not plain.transliterate
+    # one default, whichever way the adapter gets its settings; "bundled" is read as "all"
+    assert plain.announce == SmsSettings.from_env({}).announce
+    assert load_settings(None, **base, SMS_ANNOUNCE="bundled").sms_settings().announce == "all"
     with pytest.raises(SettingsError, match="SMS_ANNOUNCE"):
         load_settings(None, **base, SMS_ANNOUNCE="some")
 

@@ -245,6 +245,25 @@ class TelegramWebhook:
         await stop(self.application, self.tg)
 
 
+def make_webhook(
+    service: GameService,
+    token: str,
+    *,
+    secret: str = "",
+    public_base_url: str = "",
+    base_url: str | None = None,
+    tv_link: TvLink | None = None,
+    register: bool = True,
+) -> TelegramWebhook:
+    """The webhook wiring for bot `token`, from settings the caller has checked
+    (`muldvarp serve`: bots/settings.py). With `register`, startup tells Telegram
+    the webhook URL (`public_base_url` + WEBHOOK_PATH) and the secret it must send."""
+    public = public_base_url.rstrip("/")
+    application, tg = build(token, service, base_url=base_url or OFFICIAL_API, tv_link=tv_link)
+    url = f"{public}{WEBHOOK_PATH}" if register and public else None
+    return TelegramWebhook(application, tg, routes(application, tg, secret), url, secret)
+
+
 def from_env(
     service: GameService,
     env: Mapping[str, str] | None = None,
@@ -252,19 +271,21 @@ def from_env(
     tv_link: TvLink | None = None,
     register: bool = True,
 ) -> TelegramWebhook | None:
-    """The webhook wiring from the settings, or None when no bot token is set.
-    With `register`, startup tells Telegram the webhook URL (PUBLIC_BASE_URL +
-    WEBHOOK_PATH) and the secret it must send."""
+    """`make_webhook` from environment names (manual use), or None when no bot
+    token is set."""
     env = os.environ if env is None else env
     token = env.get("TELEGRAM_BOT_TOKEN", "")
     if not token:
         return None
-    secret = env.get("TELEGRAM_WEBHOOK_SECRET", "")
-    public = env.get("PUBLIC_BASE_URL", "").rstrip("/")
-    base_url = env.get("TELEGRAM_API_BASE_URL") or OFFICIAL_API
-    application, tg = build(token, service, base_url=base_url, tv_link=tv_link)
-    url = f"{public}{WEBHOOK_PATH}" if register and public else None
-    return TelegramWebhook(application, tg, routes(application, tg, secret), url, secret)
+    return make_webhook(
+        service,
+        token,
+        secret=env.get("TELEGRAM_WEBHOOK_SECRET", ""),
+        public_base_url=env.get("PUBLIC_BASE_URL", ""),
+        base_url=env.get("TELEGRAM_API_BASE_URL"),
+        tv_link=tv_link,
+        register=register,
+    )
 
 
 async def start_polling(application: App, tg: Telegram) -> None:
