@@ -1,6 +1,6 @@
 """`muldvarp export GAME_ID`: a stored game as a game script.
 
-The script (../shared/spec/game-scripts.md) reproduces the game under
+The script (docs/game-scripts.md) reproduces the game under
 `muldvarp replay`: the same record and the same final state. Bug reports and
 audits start from it. It reveals the seed, and with it every secret of the
 deal: it is an operator's tool.

@@ -1,6 +1,6 @@
 """Game scripts: run a script through the core and print the public record.
 
-The contract is ../shared/spec/game-scripts.md. Replay uses a fixed clock
+The contract is the public game-script spec (docs/game-scripts.md). Replay uses a fixed clock
 (each step one second later; `advance` jumps to the phase's deadline), forces
 automatic advancing off and renders refusals in English, so the same script
 always gives byte-identical output.

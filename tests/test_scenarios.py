@@ -1,6 +1,6 @@
-"""The public game scripts from ../shared/scenarios (copied into tests/scenarios),
-replayed through `python -m gameflow replay` and matched against their expected
-records as a subset, exactly as ../shared/tools/check_scripts.py does."""
+"""The public game scripts (copied into tests/scenarios), replayed through
+`python -m gameflow replay` and matched against their expected records as a
+subset, exactly as the public scripts' checker does."""
 
 from __future__ import annotations
 

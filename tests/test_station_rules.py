@@ -1,5 +1,6 @@
-"""Station, one test per rule of ../shared/rules/station.md, plus every refused
-input the rules name (each checks the reason code and that nothing changed)."""
+"""Station, one test per rule of the public rules digest (docs/rules/station.md),
+plus every refused input the rules name (each checks the reason code and that
+nothing changed)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Station's traps and the last round's check, one test per rule of
-../shared/rules/station.md (split from test_station_rules.py to keep files small)."""
+the public rules digest (split from test_station_rules.py to keep files small)."""
 
 from __future__ import annotations
 

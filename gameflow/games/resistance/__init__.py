@@ -1,6 +1,6 @@
 """The Resistance: team proposals, votes, secret mission cards and plot cards.
 
-The rules digest is ../shared/rules/resistance.md; docs/rules/resistance.md is
+docs/rules/resistance.md (from the public rules digest) is
 the project's own rules page with every [decision] this module takes.
 """
 

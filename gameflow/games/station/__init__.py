@@ -1,6 +1,6 @@
 """Station: loyal crew against infiltrators, three plans a round.
 
-The rules digest is ../shared/rules/station.md; docs/rules/station.md is the
+docs/rules/station.md (from the public rules digest) is the
 project's own rules page with every [decision] this module takes.
 """
 

@@ -1,6 +1,6 @@
 """The Traitors: loyal players against hidden traitors, one round a day.
 
-The rules digest is ../shared/rules/traitors.md; docs/rules/traitors.md is the
+docs/rules/traitors.md (from the public rules digest) is the
 project's own rules page with every [decision] this module takes. The game
 master is the game's host: their controls are game actions listed in
 `HOST_KINDS`, and their secret view is `gm_view`, opened explicitly.
