@@ -1,35 +1,12 @@
 """The outbox delivery loop shared by the channels: any worker sends what any
 commit decided (issue #19; the port is service/outbox.py).
 
-Every worker runs one loop per channel. It finds the games with messages to
-send (`outbox_ready(channel)`), takes a game's next batch (`take`: one batch
-per game and channel at a time, in commit order), hands it to the channel's
-`deliver`, which sends and acks entry by entry once the platform accepted
-it. While a batch is out its hold is renewed (`renew`), so a long wait on a
-platform's rate limit is not taken for death; a batch its worker held unacked
-for `min_idle` seconds (the worker died) is handed to the next worker that
-asks, its unacked rest first, with `attempts` > 1.
-
-Games are delivered in parallel (`parallel` at once); a game slowed by its
-chats' pace never holds up another game's messages. The loop sleeps on a
-wake-up (this worker's own commits: `wake`) or until its next look, `poll`
-seconds after the last (other workers' commits). A commit here names its
-game (`wake(game_id)`): that game is taken at once without asking the store
-which games are ready (one round trip fewer a commit); the store is asked
-at the looks, and asks with `scan=True`, the backstop for a hint lost
-on a Redis Cluster, on its first pass (a worker starting after a crash is when
-hints were lost) and then every `scan_every` seconds; a scan that failed (the
-store away for a moment) is tried again `scan_retry` seconds later, not a
-whole `scan_every` later, with the ordinary looks in between. It runs as a
-task of its own, never on a webhook handler's path.
-
-Nobody is woken up (issue #21): a campaign's messages are not sent in its
-quiet hours (`quiet_hours`, default 23:00-07:00 in the game's zone;
-gameflow/core/campaign.py's `quiet_ahead`). A game found in them is not taken: its messages wait in
-the outbox and go when the quiet hours end, together with what else is due by
-then (Telegram merges the news, and a question replaced overnight is never
-sent; SMS joins each player's texts of the night: `released`). Live games are never held, nor a
-lobby (people are joining: their answers come at once).
+A commit writes its messages to the store's outbox before anything is sent, so
+a worker that dies mid-send loses nothing: the loop here takes each game's next
+batch, hands it to the channel, and a batch left unacked by a dead worker goes
+to the next one. Games are delivered in parallel, so one game's slow chats never
+hold up another's, and a campaign's messages wait out its quiet hours (issue
+#21). The `OutboxLoop` class says how.
 """
 
 from __future__ import annotations
@@ -70,7 +47,37 @@ def consumer_name() -> str:
 
 
 class OutboxLoop(abc.ABC):
-    """The loop; a channel subclasses it and implements `deliver`."""
+    """The loop; a channel subclasses it and implements `deliver`.
+
+    Every worker runs one loop per channel. It finds the games with messages to
+    send (`outbox_ready(channel)`), takes a game's next batch (`take`: one batch
+    per game and channel at a time, in commit order), hands it to the channel's
+    `deliver`, which sends and acks entry by entry once the platform accepted
+    it. While a batch is out its hold is renewed (`renew`), so a long wait on a
+    platform's rate limit is not taken for death; a batch its worker held unacked
+    for `min_idle` seconds (the worker died) is handed to the next worker that
+    asks, its unacked rest first, with `attempts` > 1.
+
+    Games are delivered in parallel (`parallel` at once); a game slowed by its
+    chats' pace never holds up another game's messages. The loop sleeps on a
+    wake-up (this worker's own commits: `wake`) or until its next look, `poll`
+    seconds after the last (other workers' commits). A commit here names its
+    game (`wake(game_id)`): that game is taken at once without asking the store
+    which games are ready (one round trip fewer a commit); the store is asked
+    at the looks, and asks with `scan=True`, the backstop for a hint lost
+    on a Redis Cluster, on its first pass (a worker starting after a crash is when
+    hints were lost) and then every `scan_every` seconds; a scan that failed (the
+    store away for a moment) is tried again `scan_retry` seconds later, not a
+    whole `scan_every` later, with the ordinary looks in between. It runs as a
+    task of its own, never on a webhook handler's path.
+
+    Nobody is woken up (issue #21): a campaign's messages are not sent in its
+    quiet hours (`quiet_hours`, default 23:00-07:00 in the game's zone;
+    gameflow/core/campaign.py's `quiet_ahead`). A game found in them is not taken: its messages wait in
+    the outbox and go when the quiet hours end, together with what else is due by
+    then (Telegram merges the news, and a question replaced overnight is never
+    sent; SMS joins each player's texts of the night: `released`). Live games are never held, nor a
+    lobby (people are joining: their answers come at once)."""
 
     channel = ""
 

@@ -1,34 +1,11 @@
 """Send-rate buckets that every worker shares: when may the next message go to X?
 
-Telegram allows about 30 messages a second per bot, one a second per private
-chat and 20 a minute per group; a Twilio long code sends about one text a
-second. Those limits are the platform's, so they hold for all workers together:
-pacing in each worker's memory lets two workers send twice as fast. Here each
-limit is a bucket, and a sender asks `reserve(buckets)` before each send.
-
-The algorithm is GCRA (the generic cell rate algorithm, as in `redis-cell` and
-`throttled`): a bucket is one number, its theoretical arrival time (TAT). A send
-conforms when `now >= TAT - tolerance`; it then moves the TAT to
-`max(TAT, now) + interval`. One number per bucket means one key per bucket, no
-background refill, and a reservation across several buckets (a bot and a chat)
-is all-or-nothing: either every bucket takes the send or none does.
-
-`reserve` never waits and holds nothing: it either reserves a slot (`Grant.ok`,
-send after `wait` seconds, at most `within`) or says how long until one may be
-free (`wait`) and which bucket holds back (`blocker`), so the caller can serve
-other chats meanwhile. Which message goes first (prompts before news) is the
-outbound queue's business, not the limiter's. A 429 from the platform is
-`hold(bucket, seconds)`: nobody sends to that bucket until then.
-
-Two implementations of one interface:
-
-- `MemoryLimiter`: one process (the embedded store), on an injectable clock;
-- `RedisLimiter`: one Lua script per reservation, on the Redis server's clock
-  (`TIME`), so workers on several hosts agree without synchronised clocks.
-  Keys live under the deployment's `MULDVARP_PREFIX` and carry a hash tag per
-  scope (`{rl:tg:<bot id>}`, `{rl:sms:<sender>}`), so all the buckets of one
-  reservation sit in one Redis Cluster slot. Every key expires once its bucket
-  is back to idle: nothing to clean up.
+Telegram's limits (about 30 messages a second per bot, one a second per private
+chat, 20 a minute per group) and a Twilio long code's (about one text a second)
+hold for all workers together: pacing in each worker's memory would let two
+workers send twice as fast. So each limit is a bucket here, in memory for one
+process or in Redis for several, and a sender reserves a slot before each send
+(`Limiter` says how).
 """
 
 from __future__ import annotations
@@ -76,6 +53,32 @@ class Grant:
 
 
 class Limiter(Protocol):
+    """Send slots on rate buckets, for one process or every worker.
+
+    The algorithm is GCRA (the generic cell rate algorithm, as in `redis-cell` and
+    `throttled`): a bucket is one number, its theoretical arrival time (TAT). A send
+    conforms when `now >= TAT - tolerance`; it then moves the TAT to
+    `max(TAT, now) + interval`. One number per bucket means one key per bucket, no
+    background refill, and a reservation across several buckets (a bot and a chat)
+    is all-or-nothing: either every bucket takes the send or none does.
+
+    `reserve` never waits and holds nothing: it either reserves a slot (`Grant.ok`,
+    send after `wait` seconds, at most `within`) or says how long until one may be
+    free (`wait`) and which bucket holds back (`blocker`), so the caller can serve
+    other chats meanwhile. Which message goes first (prompts before news) is the
+    outbound queue's business, not the limiter's. A 429 from the platform is
+    `hold(bucket, seconds)`: nobody sends to that bucket until then.
+
+    Two implementations of one interface:
+
+    - `MemoryLimiter`: one process (the embedded store), on an injectable clock;
+    - `RedisLimiter`: one Lua script per reservation, on the Redis server's clock
+      (`TIME`), so workers on several hosts agree without synchronised clocks.
+      Keys live under the deployment's `MULDVARP_PREFIX` and carry a hash tag per
+      scope (`{rl:tg:<bot id>}`, `{rl:sms:<sender>}`), so all the buckets of one
+      reservation sit in one Redis Cluster slot. Every key expires once its bucket
+      is back to idle: nothing to clean up."""
+
     async def reserve(self, buckets: Sequence[Bucket], *, within: float = 0.0) -> Grant:
         """Reserve one send on every bucket if it may go within `within` seconds."""
         ...

@@ -1,37 +1,14 @@
-"""Sending texts through Twilio, at the sender's pace.
+"""Sending texts through Twilio at the sender's pace, never dropped, never twice.
 
-A long code sends about one message per second; faster, Twilio queues and then
-refuses. `TwilioSender.deliver` sends one text now: it waits for the sender's next
-slot (`rate` messages per second: the sender's bucket in a `Limiter`,
-adapters/ratelimit.py, shared through Redis, so all workers together keep to
-it), and a 429 (Twilio's "too many requests"), a 5xx or a lost
-connection delays the text and tries again with doubling waits: never dropped.
-A timeout (or a connection lost after the request went out) is ambiguous:
-Twilio may have taken the text. Before sending it again, Twilio's list of the
-newest messages to that number is checked for it (`_taken`), so a slow
-answer does not become a duplicate.
-Texts of the game's durable outbox come here from adapters/sms/delivery.py,
-which keeps each player's order; `send` is the in-memory FIFO for the few
-texts that belong to no game (the reply to a phone in none), drained by one
-task per sender. Sending is the twilio REST client's async API
-(`client.messages.create_async`), with a status callback URL so deliveries are
-recorded; a text that Twilio refuses outright is recorded as failed, and if it
-carried private information the host is told (`on_failed`), since it cannot
-be sent anywhere else instead.
-
-`twilio_client(settings)` builds the real client on the client's documented
-extension point, a custom `http_client`: `AiohttpClient` makes the REST calls
-over one kept-alive aiohttp session (twilio's own async dependency), which
-costs well under half the CPU per text of the blocking client on a thread;
-`TWILIO_API_BASE_URL` sends them to another origin (a local fake in tests).
-
-With a `SendLoop` (adapters/sendloop.py; `bots.app` wires one), each attempt
-(the wait for the sender's slot and the Twilio request, with the SDK's work
-of building it and parsing the answer) runs on an event loop of its own in a
-thread, not on the webhook's loop, where a phase change's burst of texts
-would take turns with the players' inputs. The limiter and the HTTP session
-then live on that loop; the directory's bookkeeping (`record_sent`) and the
-retry waits stay on the caller's loop, where the directory's connections are.
+Twilio queues and then refuses texts sent faster than a sender's rate (about
+one a second for a long code), so each attempt waits for the sender's slot in
+a `Limiter` all workers share (adapters/ratelimit.py). A throttled or failed
+send is tried again with doubling waits (service/backoff.py). A timeout is
+ambiguous (Twilio may have the text) and Twilio's API has no idempotency key,
+so before sending again the newest messages to the number are looked through
+for it (`_taken`). The calls go over one kept-alive aiohttp session (well under
+half the CPU per text of the blocking client) and, with a `SendLoop`, on an
+event loop of their own, off the webhooks' loop.
 """
 
 from __future__ import annotations
@@ -156,6 +133,8 @@ class AiohttpClient(AsyncHttpClient):  # type: ignore[misc]
 
 
 def twilio_client(settings: SmsSettings) -> Client:
+    """The REST client on the SDK's documented extension point, a custom
+    `http_client` (`AiohttpClient`); `TWILIO_API_BASE_URL` points it elsewhere."""
     http = AiohttpClient(settings.api_base_url, timeout=10)
     client = Client(settings.account_sid, settings.auth_token, http_client=http)
     # The SDK imports its REST domains on first use (~60 ms, more when their
@@ -169,7 +148,15 @@ Failed = Callable[[OutMessage, str], Awaitable[None]]
 
 
 class TwilioSender:
-    """Sends texts through Twilio's REST API (not the game's durable outbox)."""
+    """Sends texts through Twilio's REST API (not the game's durable outbox).
+
+    The outbox's texts come from adapters/sms/delivery.py (`deliver`), which
+    keeps each player's order; `send` queues the few that belong to no game (a
+    reply to a phone in none), drained by one task per sender. Each text has a
+    status callback, so deliveries are recorded; one Twilio refuses outright is
+    recorded as failed, and the host is told when it was private (`on_failed`).
+    With a `SendLoop`, the slot wait and the request run on its loop; the
+    directory's bookkeeping and the retry waits stay on the caller's."""
 
     def __init__(
         self,

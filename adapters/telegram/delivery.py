@@ -1,32 +1,10 @@
 """Telegram delivery from the durable outbox: any worker sends what any commit
 decided (issue #19).
 
-The messages of a commit are written with it (compose.py); this loop, in every
-worker (adapters/outbox_loop.py), takes a game's next batch and puts each entry
-on the outbound queue (outbound.py: the bot's, chat's and group's limits, shared
-by all workers through the limiter; 429s waited out, never dropped; prompts
-before news). An entry is acked once Telegram accepted what it carries, with
-its message id; one Telegram refuses for good (a player who blocked the bot) is
-acked as failed. So no worker's death loses a message: a batch held unacked
-for `min_idle` seconds is handed to the next worker that asks.
-
-What needs I/O is decided here, not in the commit:
-
-- the game's group chat (the store's group record): news "for the group" is
-  skipped without one, and news "unless there is a group" then goes to every
-  player and the host;
-- the questions: the batch's `sync` entries are served by one `sync` of the
-  state loaded after the batch was taken, which holds every commit the batch
-  came from. The open-prompt record (record.py) says which prompt is up: a
-  question already up is not sent again, a changed one replaces it. A batch
-  handed out again (`attempts` > 1) also re-sends a prompt recorded but never
-  delivered by its dead worker.
-
-Per recipient the queue keeps the batch's order: a role card comes before the
-first question; the questions go last, so a question is at the bottom of its
-chat. What a kill can duplicate: a message Telegram accepted whose entry was
-not acked yet (at most the messages in flight of the games being delivered),
-and a prompt whose message id was not recorded yet. Nothing else.
+A commit only writes its messages (compose.py); what needs I/O (the game's
+group chat, which prompt is up) is decided here, when the batch goes out, and
+an entry is acked only once Telegram accepted it, so no worker's death loses a
+message. `TelegramDelivery` says how, and what a kill can duplicate.
 """
 
 from __future__ import annotations
@@ -81,6 +59,35 @@ def where(payload: dict[str, Any], group: int | None) -> tuple[int | None, bool]
 
 
 class TelegramDelivery(OutboxLoop):
+    """The Telegram side of the outbox loop (adapters/outbox_loop.py).
+
+    The messages of a commit are written with it (compose.py); this loop, in every
+    worker (adapters/outbox_loop.py), takes a game's next batch and puts each entry
+    on the outbound queue (outbound.py: the bot's, chat's and group's limits, shared
+    by all workers through the limiter; 429s waited out, never dropped; prompts
+    before news). An entry is acked once Telegram accepted what it carries, with
+    its message id; one Telegram refuses for good (a player who blocked the bot) is
+    acked as failed. So no worker's death loses a message: a batch held unacked
+    for `min_idle` seconds is handed to the next worker that asks.
+
+    What needs I/O is decided here, not in the commit:
+
+    - the game's group chat (the store's group record): news "for the group" is
+      skipped without one, and news "unless there is a group" then goes to every
+      player and the host;
+    - the questions: the batch's `sync` entries are served by one `sync` of the
+      state loaded after the batch was taken, which holds every commit the batch
+      came from. The open-prompt record (record.py) says which prompt is up: a
+      question already up is not sent again, a changed one replaces it. A batch
+      handed out again (`attempts` > 1) also re-sends a prompt recorded but never
+      delivered by its dead worker.
+
+    Per recipient the queue keeps the batch's order: a role card comes before the
+    first question; the questions go last, so a question is at the bottom of its
+    chat. What a kill can duplicate: a message Telegram accepted whose entry was
+    not acked yet (at most the messages in flight of the games being delivered),
+    and a prompt whose message id was not recorded yet. Nothing else."""
+
     channel = CHANNEL
 
     def __init__(

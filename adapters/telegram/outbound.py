@@ -1,38 +1,12 @@
 """The outbound queue: every Bot API call that sends or edits goes through here.
 
-Telegram allows about 30 messages a second per bot, about one a second per
-private chat and 20 a minute per group, and answers 429 with `retry_after` when
-a bot goes faster. The queue keeps to those limits itself, and when a 429 comes
-anyway it waits the time asked and sends the same call again: nothing is ever
-dropped for being throttled, and a chat's calls go out strictly in the order
-they were queued (a chat's next call starts only when its previous one is done).
-Across chats, a chat whose next call is a prompt for the current phase is served
-before chats whose next call is chatter (lobby news, announcements).
-
-The limits themselves are buckets of a `Limiter` (adapters/ratelimit.py): in
-memory for one process, in Redis when several workers share a bot, so that all
-of them together keep to Telegram's limits. Before each call the queue asks the
-limiter for a slot on the bot's bucket and the chat's; a chat whose bucket is
-busy (this worker's sends or another's) waits without holding up other chats,
-and a full bot bucket holds everything back. The queue still decides the order
-(priority, then age); the limiter only says when. A 429 also holds the chat's
-bucket for `retry_after`, for every worker.
-
-Time is injected (`clock`, `sleep`) so tests run the limits on a virtual clock.
-A chat's next message waits a full interval after Telegram answered its
-previous one (not only after the previous one's slot), so a late send never
-brings two arrivals closer than the limit. Edits answering a player's own tap
-(`paced=False`) skip the per-chat spacing,
-which Telegram applies to new messages; they still count against the bot's
-overall rate.
-
-With a `SendLoop`, the Bot API calls themselves run on an event loop of their
-own in a thread (adapters/sendloop.py), not on the webhook's loop.
-
-A call that fails for a reason none of Telegram's errors name (the store away
-while a prompt checks it is still wanted) is tried `ODD_TRIES` times, further
-apart each time, before it is given up: given up, its outbox entry is acked as
-failed, and a player would wait on a question never sent.
+Telegram answers a bot that sends faster than its limits (about 30 messages a
+second, one a second per private chat, 20 a minute per group) with 429s; a
+player must never lose a prompt to that, nor see a chat's messages out of
+order, and a prompt for the current phase must not wait behind lobby chatter.
+So the queue keeps to the limits itself (buckets shared by all workers,
+adapters/ratelimit.py), sends a throttled call again, and orders the chats by
+priority (the `Outbound` class says how).
 """
 
 from __future__ import annotations
@@ -73,6 +47,40 @@ ODD_TRIES = 3  # attempts of a call that fails unexpectedly (the store away) bef
 
 
 class Outbound:
+    """Telegram allows about 30 messages a second per bot, about one a second per
+    private chat and 20 a minute per group, and answers 429 with `retry_after` when
+    a bot goes faster. The queue keeps to those limits itself, and when a 429 comes
+    anyway it waits the time asked and sends the same call again: nothing is ever
+    dropped for being throttled, and a chat's calls go out strictly in the order
+    they were queued (a chat's next call starts only when its previous one is done).
+    Across chats, a chat whose next call is a prompt for the current phase is served
+    before chats whose next call is chatter (lobby news, announcements).
+
+    The limits themselves are buckets of a `Limiter` (adapters/ratelimit.py): in
+    memory for one process, in Redis when several workers share a bot, so that all
+    of them together keep to Telegram's limits. Before each call the queue asks the
+    limiter for a slot on the bot's bucket and the chat's; a chat whose bucket is
+    busy (this worker's sends or another's) waits without holding up other chats,
+    and a full bot bucket holds everything back. The queue still decides the order
+    (priority, then age); the limiter only says when. A 429 also holds the chat's
+    bucket for `retry_after`, for every worker.
+
+    Time is injected (`clock`, `sleep`) so tests run the limits on a virtual clock.
+    A chat's next message waits a full interval after Telegram answered its
+    previous one (not only after the previous one's slot), so a late send never
+    brings two arrivals closer than the limit. Edits answering a player's own tap
+    (`paced=False`) skip the per-chat spacing,
+    which Telegram applies to new messages; they still count against the bot's
+    overall rate.
+
+    With a `SendLoop`, the Bot API calls themselves run on an event loop of their
+    own in a thread (adapters/sendloop.py), not on the webhook's loop.
+
+    A call that fails for a reason none of Telegram's errors name (the store away
+    while a prompt checks it is still wanted) is tried `ODD_TRIES` times, further
+    apart each time, before it is given up: given up, its outbox entry is acked as
+    failed, and a player would wait on a question never sent."""
+
     def __init__(
         self,
         bot: Bot,

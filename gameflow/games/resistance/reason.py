@@ -3,36 +3,8 @@
 `decide(view, player, spec, rng)` answers one legal spec from `view`, which is
 `engine.view(game, player)`: the public table, the player's role, their fellow
 spies if they are one, and what their plot cards showed them. It never sees
-the state, so it cannot know what its player could not.
-
-The resistance weighs every spy assignment still possible (`deduce.belief`):
-- a leader proposes, among the teams with themselves on, the one least likely
-  to carry enough spies to fail it;
-- a voter approves a team whose chance of failing is close to the best team's
-  they can see, more readily the more teams were rejected, and always the last
-  team before the spies would win by rejections;
-- plot cards go to the players it trusts most (Opinion Maker to the one it
-  trusts least); No Confidence vetoes a team that probably fails, In the
-  Spotlight and Keeping a Close Eye watch the likeliest spy on the team.
-
-The spies know each other and look at themselves through the table's eyes
-(`deduce.belief(..., public=True)`):
-- they fail a mission with exactly as many cards as it needs (the lowest seats
-  among them), hide now and then while nothing hangs on the mission, and play
-  success when they cannot fail it (one spy on a two-fail mission);
-- a spy leader proposes themselves (and a second spy for a two-fail mission)
-  with the players the table trusts most, but only `Style.own` of the time
-  outside a deciding mission: otherwise the team its cover would propose, so
-  that the leader's choice (which `deduce` reads) does not give it away;
-- they vote as their cover would (a member of the resistance in their seat),
-  except on a mission that decides the game: then they back teams with enough
-  spies and reject clean ones; the last team before a rejection loss passes.
-  At tables of up to `Style.pivot` seats they leave their cover even then only
-  when their votes together turn the outcome, as far as they can foresee the
-  others' votes (each seat's cover vote from the public record): a vote that
-  changes nothing would only show the table who they are;
-- they veto a clean team with No Confidence once the resistance has a success,
-  and keep the cards that only help the resistance see.
+the state, so it cannot know what its player could not (`decide` lists how
+each side plays).
 """
 
 from __future__ import annotations
@@ -169,7 +141,36 @@ def decide(
     model: Model = MODEL,
     style: Style = STYLE,
 ) -> A.Action | None:
-    """This player's answer to `spec` (None: let it pass for now)."""
+    """This player's answer to `spec` (None: let it pass for now).
+
+    The resistance weighs every spy assignment still possible (`deduce.belief`):
+    - a leader proposes, among the teams with themselves on, the one least likely
+      to carry enough spies to fail it;
+    - a voter approves a team whose chance of failing is close to the best team's
+      they can see, more readily the more teams were rejected, and always the last
+      team before the spies would win by rejections;
+    - plot cards go to the players it trusts most (Opinion Maker to the one it
+      trusts least); No Confidence vetoes a team that probably fails, In the
+      Spotlight and Keeping a Close Eye watch the likeliest spy on the team.
+
+    The spies know each other and look at themselves through the table's eyes
+    (`deduce.belief(..., public=True)`):
+    - they fail a mission with exactly as many cards as it needs (the lowest seats
+      among them), hide now and then while nothing hangs on the mission, and play
+      success when they cannot fail it (one spy on a two-fail mission);
+    - a spy leader proposes themselves (and a second spy for a two-fail mission)
+      with the players the table trusts most, but only `Style.own` of the time
+      outside a deciding mission: otherwise the team its cover would propose, so
+      that the leader's choice (which `deduce` reads) does not give it away;
+    - they vote as their cover would (a member of the resistance in their seat),
+      except on a mission that decides the game: then they back teams with enough
+      spies and reject clean ones; the last team before a rejection loss passes.
+      At tables of up to `Style.pivot` seats they leave their cover even then only
+      when their votes together turn the outcome, as far as they can foresee the
+      others' votes (each seat's cover vote from the public record): a vote that
+      changes nothing would only show the table who they are;
+    - they veto a clean team with No Confidence once the resistance has a success,
+      and keep the cards that only help the resistance see."""
     s = seen(view, player)
     kind = spec.kind
     if kind == Mission.kind:

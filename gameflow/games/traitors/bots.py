@@ -2,26 +2,8 @@
 
 Two policies. `reasoning_action` (the balance tables' bots) builds its player's
 view (`engine.view(game, player)`) and hands only that to `reason.decide`,
-which weighs suspicion from the votes and the reveals (`suspect.py`). `choose`,
-below, is the simple baseline:
-
-Each bot knows what its player would: its own role and, as a traitor, who the
-other traitors are (the deal tells them; a recruit is told too). The policy is
-plain and seeded:
-- missions (built-in, played by chat): any legal reply; a traitor in the relay
-  drops the message half the time;
-- round table: a loyal votes for the candidate the public record makes most
-  suspect (who keeps voting out players revealed as loyal; a vote against a
-  revealed traitor clears a little); among equals the table's talk settles on one
-  (a draw all bots share, so the table votes as one); the traitors blend in and
-  vote with the table unless it settles on one of them, then they agree on one
-  loyal instead, and lay the dagger when they hold it; a tied player pleads;
-- night: the traitors murder a random loyal (the same one: the first legal target
-  in their shared order); when recruiting is allowed they tempt instead a quarter
-  of the time; a lone traitor who must force does; a tempted player accepts a
-  quarter of the time;
-- the final round table: traitors vote to end, loyals to continue while more than
-  three players are left.
+which weighs suspicion from the votes and the reveals (`suspect.py`). `choose`
+is the simple, seeded baseline (its docstring lists how it plays).
 
 `play_game` runs a game to its end, ending a phase by its deadline when nobody
 has anything left to do; `traitor_win_rates` plays many games per table size:
@@ -96,7 +78,25 @@ def suspicion(game: Game) -> dict[str, int]:
 
 
 def choose(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.Action | None:
-    """This bot's action for one of its legal specs (None: it lets this one pass)."""
+    """This bot's action for one of its legal specs (None: it lets this one pass).
+
+    Each bot knows what its player would: its own role and, as a traitor, who the
+    other traitors are (the deal tells them; a recruit is told too). The policy is
+    plain and seeded:
+    - missions (built-in, played by chat): any legal reply; a traitor in the relay
+      drops the message half the time;
+    - round table: a loyal votes for the candidate the public record makes most
+      suspect (who keeps voting out players revealed as loyal; a vote against a
+      revealed traitor clears a little); among equals the table's talk settles on one
+      (a draw all bots share, so the table votes as one); the traitors blend in and
+      vote with the table unless it settles on one of them, then they agree on one
+      loyal instead, and lay the dagger when they hold it; a tied player pleads;
+    - night: the traitors murder a random loyal (the same one: the first legal target
+      in their shared order); when recruiting is allowed they tempt instead a quarter
+      of the time; a lone traitor who must force does; a tempted player accepts a
+      quarter of the time;
+    - the final round table: traitors vote to end, loyals to continue while more than
+      three players are left."""
     st: Traitors = game.rules
     seat = game.seat(player)
     traitor = seat >= 0 and st.role[seat] == TRAITOR
