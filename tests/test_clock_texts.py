@@ -4,7 +4,10 @@ reminders) agree on every input of the table, and "8:5" is refused by both."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import time
+from functools import partial
+from typing import Any
 
 import pytest
 
@@ -59,14 +62,22 @@ def _seconds(t: time) -> float:
     return t.hour * 3600.0 + t.minute * 60.0
 
 
+def _refused(text: object, *readers: Callable[[Any], object]) -> bool:
+    """Whether every reader raises ValueError on `text`."""
+    for read in readers:
+        try:
+            read(text)
+        except ValueError:
+            continue
+        return False
+    return True
+
+
 @pytest.mark.parametrize("text", list(CLOCKS), ids=repr)
 def test_the_core_and_the_calendar_read_a_clock_time_alike(text: object) -> None:
     want = CLOCKS[text]
     if want is None:
-        with pytest.raises(ValueError):
-            campaign.clock(text)
-        with pytest.raises(ValueError):
-            parse_clock(text)  # type: ignore[arg-type]
+        assert _refused(text, campaign.clock, parse_clock)
         assert not _host_may_set("campaign_vote", text)
     else:
         assert campaign.clock(text) == want
@@ -78,12 +89,7 @@ def test_the_core_and_the_calendar_read_a_clock_time_alike(text: object) -> None
 def test_the_core_and_the_calendar_read_quiet_hours_alike(text: object) -> None:
     want = QUIETS[text]
     if want is None:
-        with pytest.raises(ValueError):
-            campaign.parse_quiet(text)
-        with pytest.raises(ValueError):
-            parse_quiet(text)  # type: ignore[arg-type]
-        with pytest.raises(ValueError):
-            calendar("Europe/Oslo", text)  # type: ignore[arg-type]
+        assert _refused(text, campaign.parse_quiet, parse_quiet, partial(calendar, "Europe/Oslo"))
         assert not _host_may_set("quiet_hours", text)
     elif want == "none":
         assert campaign.parse_quiet(text) is None and parse_quiet(text) is None  # type: ignore[arg-type]
