@@ -15,11 +15,18 @@ delivery's business, at delivery time. Keys must be unique per game and
 channel and derived from the commit (its `after.version`), so that computing
 the same messages twice writes them once.
 
+Who made the input is an explicit argument (`Origin`, given to
+`GameService.submit` and passed to every composer), not a task-local
+variable: what a composer decides depends on its arguments alone, and what a
+handler needs back (the echo of its own answer, whether its confirmation went
+with the news) it reads from the `Outcome` (its events and messages).
+
 Channels not yet moved keep the post-commit `Notifier` path (service/ports.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 from gameflow.core.events import Event
@@ -27,11 +34,39 @@ from gameflow.core.state import Game
 from service.outbox import OutboxMessage
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Who an input came from, and what its channel needs to answer it.
+
+    `player` made it, by `channel` (a composer heeds an origin of its own
+    channel only). `seq`: the phase a player's answer is for (None: not an
+    answer); the TELL that echoes it is left to the sender's handler, and
+    the question it closes closed by an answer. `message`: the platform
+    message the answer came from (Telegram: chat, message id), which the
+    handler rewrites instead of it being closed. `confirm`: a host
+    command's confirmation, to go with the news to the sender's chat.
+    `reply`: the input's own id on its channel (an SMS's MessageSid): the
+    reply to the input is written with its commit, keyed by it; `code`, a
+    join's code, for that reply's welcome."""
+
+    player: str
+    channel: str = ""
+    seq: int | None = None
+    message: tuple[int, int] | None = None
+    confirm: str | None = None
+    reply: str | None = None
+    code: str | None = None
+
+
 class Composer(Protocol):
     """A channel's side of the outbox: the messages one commit causes."""
 
     def compose(
-        self, before: Game, after: Game, events: tuple[Event, ...]
+        self,
+        before: Game,
+        after: Game,
+        events: tuple[Event, ...],
+        origin: Origin | None = None,
     ) -> list[OutboxMessage]: ...
 
     def recover(self, after: Game) -> list[OutboxMessage]:

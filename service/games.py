@@ -51,9 +51,9 @@ from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.replay import parse_step, step_of
 from service import zones
-from service.compose import Composer
+from service.compose import Composer, Origin
 from service.outbox import OutboxMessage
-from service.ports import CommitResult, GameStore, Notifier, Status
+from service.ports import CommitResult, GameStore, NextInstant, Notifier, Status, due_floor
 
 log = logging.getLogger(__name__)
 
@@ -135,8 +135,13 @@ class GameService:
         clock: Callable[[], float] = time.time,
         max_attempts: int = 100,
         cache_size: int = 1024,
+        next_instant: NextInstant = due_floor,
     ) -> None:
         self.store = store
+        # The state's next instant for the store's deadline index, written by
+        # the commit itself (the scheduler's plan, wired by bots/; the default
+        # is never late, only early: service.ports.due_floor).
+        self.next_instant = next_instant
         self.notifiers = list(notifiers)
         self.composers = list(composers)
         self.clock = clock
@@ -249,19 +254,29 @@ class GameService:
                 return candidate
         raise Contention("no free join code")
 
-    async def submit(self, game_id: str, action: A.Action, *, key: str | None = None) -> Outcome:
-        """Apply one input durably, at most once per `key`; see the module doc."""
+    async def submit(
+        self,
+        game_id: str,
+        action: A.Action,
+        *,
+        key: str | None = None,
+        origin: Origin | None = None,
+    ) -> Outcome:
+        """Apply one input durably, at most once per `key`; see the module doc.
+        `origin` says who made it, for the composers (service/compose.py)."""
         lock = self._locks.setdefault(game_id, asyncio.Lock())
         self._users[game_id] = self._users.get(game_id, 0) + 1
         try:
             async with lock:
-                return await self._submit(game_id, action, key)
+                return await self._submit(game_id, action, key, origin)
         finally:
             self._users[game_id] -= 1
             if not self._users[game_id]:
                 del self._users[game_id], self._locks[game_id]
 
-    async def _submit(self, game_id: str, action: A.Action, key: str | None) -> Outcome:
+    async def _submit(
+        self, game_id: str, action: A.Action, key: str | None, origin: Origin | None
+    ) -> Outcome:
         # An input without a key of its own gets one for this call: a commit
         # that reached the store but whose reply was lost (and is retried, or
         # raced by our own retry) then reads as "already applied, by us".
@@ -292,10 +307,11 @@ class GameService:
                 return Outcome(game, rejected=result, attempts=attempt)
             new = result.state
             entry = log_entry(game, ready, now, key)
-            messages = self._compose(game, new, result.events)
+            messages = self._compose(game, new, result.events, origin)
             done = await self.store.commit(
-                game_id, game.version, new, entry, key, binds=_binds(action), outbox=messages
-            )
+                game_id, game.version, new, entry, key,
+                binds=_binds(action), outbox=messages, due=self._due(new),
+            )  # fmt: skip
             if done.status is Status.DUPLICATE and own and done.version == new.version:
                 done = CommitResult(Status.OK, new.version)  # it was this very commit
             if done.status is Status.OK:
@@ -313,6 +329,15 @@ class GameService:
             # jitter, so the losers don't collide again in lockstep) and retry.
             await asyncio.sleep(random.uniform(0, min(0.05, 0.0005 * 2 ** min(attempt, 7))))
         raise Contention(f"{game_id}: gave up after {self.max_attempts} conflicting attempts")
+
+    def _due(self, game: Game) -> float | None:
+        """`game`'s next instant for the deadline index; a port that fails
+        costs an early wake-up (`due_floor`), never a deadline."""
+        try:
+            return self.next_instant(game)
+        except Exception:
+            log.exception("next instant of %s v%d failed", game.id, game.version)
+            return due_floor(game)
 
     def _remember(self, game: Game) -> None:
         if game.over or self.cache_size <= 0:
@@ -332,7 +357,7 @@ class GameService:
                 await self.store.unbind(gone, new.id)
 
     def _compose(
-        self, before: Game, after: Game, events: tuple[Event, ...]
+        self, before: Game, after: Game, events: tuple[Event, ...], origin: Origin | None
     ) -> tuple[OutboxMessage, ...]:
         """The messages this commit causes, from every composer. A composer that
         raises is a bug: it costs that channel's lines of this commit (logged),
@@ -342,7 +367,7 @@ class GameService:
         out: list[OutboxMessage] = []
         for composer in self.composers:
             try:
-                out.extend(composer.compose(before, after, events))
+                out.extend(composer.compose(before, after, events, origin))
             except Exception:
                 log.exception("composer %r failed for %s v%d", composer, after.id, after.version)
                 try:

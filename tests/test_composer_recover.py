@@ -23,6 +23,7 @@ from adapters.telegram.compose import TelegramComposer
 from gameflow.core import actions as A
 from gameflow.core.events import Event
 from gameflow.core.state import Game
+from service.compose import Origin
 from service.games import GameService
 from service.outbox import OutboxMessage
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN
@@ -50,10 +51,16 @@ class BrokenSms(SmsComposer):
         self.recover_too = recover_too
         self.broken = False
 
-    def compose(self, before: Game, after: Game, events: tuple[Event, ...]) -> list[OutboxMessage]:
+    def compose(
+        self,
+        before: Game,
+        after: Game,
+        events: tuple[Event, ...],
+        origin: Origin | None = None,
+    ) -> list[OutboxMessage]:
         if self.broken:
             raise RuntimeError("a bug")
-        return super().compose(before, after, events)
+        return super().compose(before, after, events, origin)
 
     def recover(self, after: Game) -> list[OutboxMessage]:
         if self.recover_too:
@@ -64,10 +71,16 @@ class BrokenSms(SmsComposer):
 class BrokenTelegram(TelegramComposer):
     broken = False
 
-    def compose(self, before: Game, after: Game, events: tuple[Event, ...]) -> list[OutboxMessage]:
+    def compose(
+        self,
+        before: Game,
+        after: Game,
+        events: tuple[Event, ...],
+        origin: Origin | None = None,
+    ) -> list[OutboxMessage]:
         if self.broken:
             raise RuntimeError("a bug")
-        return super().compose(before, after, events)
+        return super().compose(before, after, events, origin)
 
 
 async def started(

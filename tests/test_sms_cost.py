@@ -30,7 +30,7 @@ import random
 
 import pytest
 
-from adapters.sms.notifier import ACTING, Acting, SmsComposer
+from adapters.sms.notifier import CHANNEL, SmsComposer
 from adapters.sms.outbound import OutMessage
 from adapters.sms.segments import is_gsm7, segments
 from adapters.sms.settings import SmsSettings
@@ -39,6 +39,7 @@ from gameflow.core.engine import apply, legal, new_game
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
 from gameflow.replay import parse_step
+from service.compose import Origin
 from tests.test_sms_segments import NAMES
 
 pytestmark = pytest.mark.sms
@@ -64,10 +65,10 @@ async def simulate(lang: str, seed: int, transliterate: bool) -> tuple[int, int,
     composer = SmsComposer(settings)
     sent: list[OutMessage] = []
 
-    def step(before: Game, action: A.Action, now: float) -> Game:
+    def step(before: Game, action: A.Action, now: float, origin: Origin | None = None) -> Game:
         result = apply(before, action, now)
         after = _ok(result)
-        for m in composer.compose(before, after, result.events):  # type: ignore[union-attr]
+        for m in composer.compose(before, after, result.events, origin):  # type: ignore[union-attr]
             if "body" in m.payload:
                 sent.append(OutMessage(m.payload["player"], m.payload["body"]))
         return after
@@ -85,9 +86,8 @@ async def simulate(lang: str, seed: int, transliterate: bool) -> tuple[int, int,
                 choice = {"do": spec.kind, "as": pid, "phase": spec.phase}
                 choice.update({f.name: rng.choice(f.options) for f in spec.fields})
                 # As the gateway submits an SMS answer: the composer knows who answers.
-                token = ACTING.set(Acting(game.id, pid, game.phase.seq))
-                game = step(game, parse_step(game, choice), now)
-                ACTING.reset(token)
+                origin = Origin(pid, CHANNEL, game.phase.seq)
+                game = step(game, parse_step(game, choice), now, origin)
                 moved = True
                 break
         if not moved:

@@ -33,10 +33,9 @@ from adapters.sms import sheet as S
 from adapters.sms.directory import Directory, player_id
 from adapters.sms.host_reports import HostHook, HostReports, player_name
 from adapters.sms.notifier import (
-    ACTING,
     ANSWERED,
+    CHANNEL,
     CLOSED,
-    Acting,
     SentSheets,
     SmsComposer,
     live,
@@ -57,6 +56,7 @@ from gameflow.core.legal import find
 from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
 from gameflow.i18n import render
+from service.compose import Origin
 from service.games import GameNotFound, GameService
 from service.ports import GameStore
 
@@ -412,13 +412,9 @@ class Gateway(HostReports):
         answer: bool = False,
     ) -> None:
         # An answer's echo («Choice locked…») is not texted in a live game (see
-        # adapters.sms.notifier): the notifier learns who is answering here.
-        token = ACTING.set(Acting(game.id, player, game.phase.seq)) if answer else None
-        try:
-            outcome = await self.service.submit(game.id, action, key=sid)
-        finally:
-            if token is not None:
-                ACTING.reset(token)
+        # adapters.sms.notifier): the composer learns who is answering here.
+        origin = Origin(player, CHANNEL, game.phase.seq) if answer else None
+        outcome = await self.service.submit(game.id, action, key=sid, origin=origin)
         after = outcome.game
         if outcome.rejected is not None:
             say.append(render(outcome.rejected.message, after.lang))

@@ -28,7 +28,8 @@ answer can't be changed anyway, and the next text (the result, or the next
 question) follows within minutes. An answer that was not taken is always
 answered, and a player who texts again is told their answer is in
 (`closed`). A campaign, where the next text may be hours away, keeps the echo.
-The gateway says who is answering (`ACTING`, like the Telegram adapter's).
+The gateway says who is answering: the service's explicit `Origin`
+(service/compose.py), an answer's with its phase (`seq`).
 
 Lobby news (who joined) is not texted: the joiner gets a welcome, and the role
 card stays one segment. A recipient who said STOP is skipped: their private
@@ -42,9 +43,8 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from contextvars import ContextVar
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 from cachetools import LRUCache
 
@@ -60,6 +60,7 @@ from gameflow.core.campaign import is_campaign
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
 from gameflow.i18n import render
+from service.compose import Origin
 from service.outbox import OutboxMessage
 from service.ports import GameStore
 
@@ -74,21 +75,12 @@ SEEN_CACHE = 10_000  # games whose SMS sheet record is remembered (SentSheets)
 ANSWERED, CLOSED = "a", "c"
 
 
-class Acting(NamedTuple):
-    """The SMS player whose answer is being submitted, in the phase it answers."""
-
-    game_id: str
-    player: str
-    seq: int
-
-
-ACTING: ContextVar[Acting | None] = ContextVar("sms_acting", default=None)
-
-
-def acting(game: Game) -> Acting | None:
-    """Who is answering in `game` in this task (None: a deadline, another channel)."""
-    a = ACTING.get()
-    return a if a is not None and a.game_id == game.id else None
+def answering(origin: Origin | None) -> Origin | None:
+    """The SMS player whose answer made the input (None: a deadline, another
+    channel, a host's command)."""
+    if origin is None or origin.channel != CHANNEL or origin.seq is None:
+        return None
+    return origin
 
 
 def live(game: Game) -> bool:
@@ -367,12 +359,18 @@ class SmsComposer:
     def __init__(self, settings: SmsSettings) -> None:
         self.settings = settings
 
-    def compose(self, before: Game, after: Game, events: tuple[Event, ...]) -> list[OutboxMessage]:
+    def compose(
+        self,
+        before: Game,
+        after: Game,
+        events: tuple[Event, ...],
+        origin: Origin | None = None,
+    ) -> list[OutboxMessage]:
         people = recipients(after)
         if not people:
             return []
         public = self.settings.announce != "private"
-        actor = acting(after)
+        actor = answering(origin)
         echo = actor.seq if actor is not None and live(after) else None
         hint = short.hint(after, events) if public else None
         out: list[OutboxMessage] = []

@@ -1,17 +1,11 @@
-"""Who is acting, in this task: what a handler tells the composer around its
-`submit` (contextvars survive into the service's compose step, which runs in
-the handler's task), and the Telegram identities.
+"""The Telegram identities: a player's id and their private chat.
 
 Split from notifier.py so that the composer (compose.py) and the notifier can
-both use them without importing each other.
+both use them without importing each other. Who is acting is no longer kept
+here: it is the service's explicit `Origin` (service/compose.py).
 """
 
 from __future__ import annotations
-
-import contextvars
-from dataclasses import dataclass
-
-from gameflow.core.events import Event
 
 PREFIX = "tg:"
 
@@ -28,37 +22,3 @@ def chat_of(player: str | None) -> int | None:
         return int(player[len(PREFIX) :])
     except ValueError:
         return None
-
-
-@dataclass(slots=True)
-class Acting:
-    """Set by a handler around its `submit`: the TELL this input makes for its
-    own player in its own phase is handed back instead of sent, and the prompt
-    message the input came from (`message`: chat, message id) is left to the
-    handler to rewrite rather than closed."""
-
-    game_id: str
-    player: str
-    seq: int
-    echo: Event | None = None
-    message: tuple[int, int] | None = None
-
-
-ACTING: contextvars.ContextVar[Acting | None] = contextvars.ContextVar("acting", default=None)
-
-
-@dataclass(slots=True)
-class Confirming:
-    """Set by a host command around its `submit`: its confirmation joins the
-    news that the commit sends to the host's chat (one message, whatever the
-    sender's timing), and `done` says it did; otherwise the handler sends it."""
-
-    game_id: str
-    chat: int
-    text: str
-    done: bool = False
-
-
-CONFIRMING: contextvars.ContextVar[Confirming | None] = contextvars.ContextVar(
-    "confirming", default=None
-)

@@ -34,10 +34,11 @@ delivery, at delivery time:
   delivery).
 
 Keys are `{version}:{n}`, unique per game and channel, so that composing the
-same commit twice (a lost version race) writes it once. The TELL that echoes
-a player's own tap (`ACTING`) is not composed: the handler puts it into the
-message tapped. A host command's confirmation (`CONFIRMING`) joins the news
-for the host's chat.
+same commit twice (a lost version race) writes it once. Who made the input
+is the service's explicit `Origin` (service/compose.py): the TELL that echoes
+a player's own tap is not composed (`echo_of`: the handler puts it into the
+message tapped), and a host command's confirmation (`Origin.confirm`) joins
+the news for the host's chat (`confirmed` tells the handler it did).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapters import status_link
-from adapters.telegram.acting import ACTING, CONFIRMING, chat_of
+from adapters.telegram.acting import chat_of
 from adapters.telegram.jobs import Priority
 from adapters.telegram.news import JOINED
 from gameflow.core.events import Event, Kind
@@ -57,6 +58,7 @@ from gameflow.core.question import question
 from gameflow.core.state import LOBBY, Game
 from gameflow.core.text import Msg
 from gameflow.i18n import render
+from service.compose import Origin
 from service.outbox import OutboxMessage
 
 CHANNEL = "telegram"  # the outbox channel
@@ -88,7 +90,13 @@ def _key(game: Game, player: str) -> str | None:
 class TelegramComposer:
     """The outbox side of the Telegram adapter (service/compose.py's port)."""
 
-    def compose(self, before: Game, after: Game, events: tuple[Event, ...]) -> list[OutboxMessage]:
+    def compose(
+        self,
+        before: Game,
+        after: Game,
+        events: tuple[Event, ...],
+        origin: Origin | None = None,
+    ) -> list[OutboxMessage]:
         version = after.version
         counter = itertools.count()
         out: list[OutboxMessage] = []
@@ -97,15 +105,9 @@ class TelegramComposer:
             key = f"{version}:{next(counter)}"
             out.append(OutboxMessage(CHANNEL, key, {"kind": kind, **payload}))
 
-        acting = ACTING.get()
-        if acting is not None and acting.game_id != after.id:
-            acting = None
-        if acting is not None:
-            acting.echo = None  # decided afresh by every attempt; the last one commits
+        acting = origin if origin is not None and origin.channel == CHANNEL else None
         lang = after.lang
         echo = _echo(acting, events)
-        if acting is not None and echo is not None:
-            acting.echo = events[echo]
         # What each chat is told privately (TELL, HOST), by event index: a
         # chat's news is cut there, so it reads in the order of the events
         # ("You sit out the next round" before the next round's title).
@@ -127,7 +129,7 @@ class TelegramComposer:
             cuts: dict[int, list[int]] = {}
             for i, chat, _ in says:
                 cuts.setdefault(chat, []).append(i)
-            rest = self._news(after, public, add, cuts, asked)
+            rest = self._news(after, public, add, cuts, asked, acting)
         for i, chat, e in says:
             text = render(e.text, lang) if e.text is not None else ""
             if e.kind is Kind.TELL:
@@ -178,6 +180,7 @@ class TelegramComposer:
         add: Any,
         cuts: dict[int, list[int]],
         asked: dict[int, set[str]],
+        acting: Origin | None,
     ) -> dict[int, Later]:
         """The news of one moment, for the group or, without one, for every
         player and the host (they may have no TV); see the module doc. A
@@ -191,11 +194,8 @@ class TelegramComposer:
             for (i, _), part in zip(public, parts_of([t for _, t in public], lang), strict=True)
         ]
         add("news", to=GROUP, parts=[part for _, part in indexed], when=IF_GROUP, label="announce")
-        confirming = CONFIRMING.get()
-        if confirming is not None and confirming.game_id != game.id:
-            confirming = None
-        if confirming is not None:
-            confirming.done = False
+        confirm = acting.confirm if acting is not None else None
+        confirm_chat = chat_of(acting.player) if acting is not None else None
         lobby = game.phase.name == LOBBY
         seen: set[int] = set()
         rest: dict[int, Later] = {}
@@ -205,8 +205,8 @@ class TelegramComposer:
                 continue
             seen.add(chat)
             extra: list[Part] = []
-            if confirming is not None and confirming.chat == chat:
-                extra, confirming.done = [confirming.text], True
+            if confirm is not None and confirm_chat == chat:
+                extra = [confirm]
             player = who in game.players
             when = ALWAYS if game.over and player else IF_NO_GROUP
             label = "lobby" if lobby else ("over" if when == ALWAYS else "news")
@@ -236,15 +236,32 @@ class Later:
         return next((c for c in self.cuts if c > after), sys.maxsize)
 
 
-def _echo(acting: Any, events: tuple[Event, ...]) -> int | None:
+def _echo(acting: Origin | None, events: tuple[Event, ...]) -> int | None:
     """The index of the TELL that echoes the player's own tap (the handler
     puts it into the message tapped), if any."""
-    if acting is None:
+    if acting is None or acting.seq is None:
         return None
     for i, e in enumerate(events):
         if e.kind is Kind.TELL and e.to == acting.player and e.phase == acting.seq:
             return i
     return None
+
+
+def echo_of(origin: Origin, events: tuple[Event, ...]) -> Event | None:
+    """The TELL of a committed input's events that echoes its player's own
+    answer: not composed (above), the handler shows it in the message
+    tapped, or as its reply."""
+    i = _echo(origin if origin.channel == CHANNEL else None, events)
+    return None if i is None else events[i]
+
+
+def confirmed(messages: Sequence[OutboxMessage]) -> bool:
+    """Whether a commit's messages carry its origin's confirmation (the
+    host's chat got it with the news): only that news has `extra` lines."""
+    return any(
+        m.channel == CHANNEL and m.payload.get("kind") == "news" and m.payload.get("extra")
+        for m in messages
+    )
 
 
 def _asked(before: Game, after: Game, lang: str) -> dict[int, set[str]]:

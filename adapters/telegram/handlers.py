@@ -28,22 +28,25 @@ from telegram.ext import (
     filters,
 )
 
+from adapters.telegram.compose import CHANNEL, echo_of
 from adapters.telegram.delivery import TelegramDelivery
 from adapters.telegram.help import help_text, not_understood
 from adapters.telegram.hosting import HOST_PAYLOAD, Hosting, TvLink
 from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import is_free, offered
 from adapters.telegram.language import LANGUAGE_OF, user_lang
-from adapters.telegram.notifier import ACTING, Acting, Recent, TelegramNotifier, identity
+from adapters.telegram.notifier import Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound
 from adapters.telegram.presses import Presses
 from gameflow.core import actions as A
+from gameflow.core import registry
 from gameflow.core.away import parse_until
 from gameflow.core.question import question
 from gameflow.core.result import Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
 from gameflow.i18n import render
+from service.compose import Origin
 from service.games import GameNotFound, GameService, Outcome
 
 log = logging.getLogger(__name__)
@@ -347,11 +350,10 @@ class Telegram(Hosting, Presses):
         game, player = found
         if await self.words(update, game, player, message.text):
             return
-        if game.kind != "traitors":
+        relay = registry.get(game.kind).relay  # the game's private team channel
+        if relay is None:
             await self.puzzled(update, True)
             return
-        from gameflow.games.traitors import relay
-
         relayed = relay(game, player, message.text)
         if isinstance(relayed, Rejected):
             self.reply(update.effective_chat, render(relayed.message, game.lang))
@@ -376,19 +378,18 @@ class Telegram(Hosting, Presses):
             action = build_action(game, player, spec, {f.name: words})
         except ValueError:
             return False
-        acting = Acting(game.id, player, spec.phase)
-        token = ACTING.set(acting)
-        try:
-            outcome = await self.service.submit(game.id, action, key=f"tg:{update.update_id}")
-        finally:
-            ACTING.reset(token)
+        origin = Origin(player, CHANNEL, spec.phase)
+        outcome = await self.service.submit(
+            game.id, action, key=f"tg:{update.update_id}", origin=origin
+        )
+        echo = echo_of(origin, outcome.events)
         if outcome.duplicate:
             return True
         refusal = self.refusal(outcome)
         if refusal is not None:
             self.reply(update.effective_chat, refusal)
-        elif acting.echo is not None and acting.echo.text is not None:
-            self.reply(update.effective_chat, render(acting.echo.text, game.lang))
+        elif echo is not None and echo.text is not None:
+            self.reply(update.effective_chat, render(echo.text, game.lang))
         else:
             self.reply(update.effective_chat, render(msg(PLEA_SENT, text=words), game.lang))
         return True

@@ -19,23 +19,20 @@ from typing import TYPE_CHECKING, Any
 from telegram import Chat, Update
 from telegram.ext import ContextTypes
 
+from adapters.telegram.compose import CHANNEL, confirmed
 from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
 from adapters.telegram.language import user_lang
-from adapters.telegram.notifier import (
-    CONFIRMING,
-    Confirming,
-    TelegramNotifier,
-    chat_of,
-    identity,
-)
+from adapters.telegram.notifier import TelegramNotifier, chat_of, identity
 from gameflow.core import actions as A
+from gameflow.core import registry
 from gameflow.core.engine import legal
 from gameflow.core.legal import find
 from gameflow.core.rules import known_games
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
+from service.compose import Origin
 from service.games import GameNotFound, GameService, Outcome
 
 Context = ContextTypes.DEFAULT_TYPE
@@ -77,7 +74,7 @@ class Hosting:
             update: Update,
             game_id: str,
             action: A.Action,
-            acting: Any = None,
+            origin: Origin | None = None,
             *,
             key: str = "",
         ) -> Outcome: ...
@@ -88,7 +85,7 @@ class Hosting:
         if user is None or chat is None:
             return
         lang = user_lang(user, self.default_lang)
-        kind = (context.args or ["station"])[0].lower()
+        kind = (context.args or [registry.all_games()[0].kind])[0].lower()  # the first game
         if kind not in known_games():
             games = " | ".join(known_games())
             self.reply(chat, render(msg(N_("Which game? /new {games}"), games=games), lang))
@@ -178,16 +175,11 @@ class Hosting:
         if isinstance(action, Msg):
             self.reply(chat, render(action, game.lang))
             return
-        confirming = None
-        host_chat = chat_of(me)
-        if type(action) in CONFIRM and host_chat is not None:
+        origin = None
+        if type(action) in CONFIRM and chat_of(me) is not None:
             text = render(CONFIRM[type(action)], game.lang)
-            confirming = Confirming(game.id, host_chat, text)
-        token = CONFIRMING.set(confirming)
-        try:
-            outcome = await self.submit(update, game.id, action)
-        finally:
-            CONFIRMING.reset(token)
+            origin = Origin(me, CHANNEL, confirm=text)
+        outcome = await self.submit(update, game.id, action, origin)
         refusal = self.refusal(outcome)
         if refusal is not None:
             self.reply(chat, refusal)
@@ -195,7 +187,7 @@ class Hosting:
             return
         elif isinstance(action, A.SetLanguage | A.Kick):
             self.reply(chat, render(N_("Done."), outcome.game.lang))
-        elif confirming is not None and confirming.done:
+        elif origin is not None and confirmed(outcome.messages):
             return  # it went out with the commit's news, in one message
         elif type(action) in CONFIRM:
             self.confirm(outcome.game, me, render(CONFIRM[type(action)], outcome.game.lang))

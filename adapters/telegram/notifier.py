@@ -36,15 +36,7 @@ from cachetools import FIFOCache
 from telegram import Bot, ForceReply, InlineKeyboardMarkup, Message
 
 from adapters.deadline_text import until
-from adapters.telegram.acting import (
-    ACTING,
-    CONFIRMING,
-    PREFIX,
-    Acting,
-    Confirming,
-    chat_of,
-    identity,
-)
+from adapters.telegram.acting import PREFIX, chat_of, identity
 from adapters.telegram.compose import reminder, resync
 from adapters.telegram.jobs import Job, Priority
 from adapters.telegram.keyboards import is_free
@@ -73,13 +65,9 @@ from gameflow.i18n import render
 from service.ports import GameStore
 
 __all__ = [
-    "ACTING",
-    "CONFIRMING",
     "OPEN_ATTR",
     "PREFIX",
     "SWAP_TRIES",
-    "Acting",
-    "Confirming",
     "chat_of",
     "identity",
     "parse_open",

@@ -33,6 +33,7 @@ from adapters.telegram.choice import (
     summary,
     title_for,
 )
+from adapters.telegram.compose import CHANNEL, echo_of
 from adapters.telegram.keyboards import (
     DONE_TOKEN,
     Press,
@@ -44,7 +45,7 @@ from adapters.telegram.keyboards import (
 )
 from adapters.telegram.labels import kind_label
 from adapters.telegram.language import user_lang
-from adapters.telegram.notifier import ACTING, SWAP_TRIES, Acting, Recent, TelegramNotifier
+from adapters.telegram.notifier import SWAP_TRIES, Recent, TelegramNotifier
 from adapters.telegram.notifier import identity as identity_of
 from gameflow.core import actions as A
 from gameflow.core.legal import ActionSpec, Value
@@ -52,6 +53,7 @@ from gameflow.core.question import question
 from gameflow.core.state import Game
 from gameflow.core.text import N_
 from gameflow.i18n import render
+from service.compose import Origin
 from service.games import GameNotFound, GameService, Outcome
 
 log = logging.getLogger(__name__)
@@ -80,15 +82,13 @@ class Presses:
         update: Update,
         game_id: str,
         action: A.Action,
-        acting: Acting | None = None,
+        origin: Origin | None = None,
         *,
         key: str = "",
     ) -> Outcome:
-        token = ACTING.set(acting)
-        try:
-            return await self.service.submit(game_id, action, key=key or f"tg:{update.update_id}")
-        finally:
-            ACTING.reset(token)
+        return await self.service.submit(
+            game_id, action, key=key or f"tg:{update.update_id}", origin=origin
+        )
 
     def refusal(self, outcome: Outcome) -> str | None:
         if outcome.rejected is not None:
@@ -270,8 +270,8 @@ class Presses:
         except ValueError:
             await self.notice(query, STALE, lang)
             return
-        acting = Acting(game.id, me, spec.phase, message=key)
-        outcome = await self.submit(update, game.id, action, acting)
+        origin = Origin(me, CHANNEL, spec.phase, message=(key[0], key[1]))
+        outcome = await self.submit(update, game.id, action, origin)
         if outcome.duplicate:
             await self.notice(query, DONE, lang)
             return
@@ -279,8 +279,9 @@ class Presses:
         if refusal is not None:
             await self.notice(query, refusal, lang, translated=True)
             return
-        if acting.echo is not None and acting.echo.text is not None:
-            text = render(acting.echo.text, lang)
+        echo = echo_of(origin, outcome.events)
+        if echo is not None and echo.text is not None:
+            text = render(echo.text, lang)
         else:
             lines = [f"✓ {kind_label(spec.kind, lang)}", *summary(game, spec, values, lang)]
             text = "\n".join(lines)
