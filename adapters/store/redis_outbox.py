@@ -1,61 +1,10 @@
 """The Redis store's outbox (service/outbox.py): a stream per game and channel.
 
-Keys, beside the game's own and with its hash tag (one slot on a Cluster):
-  {g:ID}:outs          set of the channels the game has an outbox on
-  {g:ID}:out:CH        stream of undelivered messages (fields k: key, p: payload)
-                       with one consumer group, "send"
-  {g:ID}:out:CH:keys   hash: i:KEY -> stream id (every key written: dedupe),
-                       d:KEY -> the ack's result (JSON)
-and one directory key per channel, outside the games' slots:
-  outbox:CH            sorted set: games that may have undelivered messages
-
-The commit's script writes the messages (`LUA`, shared with `append_outbox`):
-so they exist exactly when the input does. An ack is XACK + XDEL: the stream
-holds only what is undelivered (trimmed at once), the hash keeps the key.
-
-Finding the games with output: on one Redis the script also bumps the game in
-`outbox:CH` (any key may be named there: atomic, never lost; ZINCRBY, and the
-ack that empties the stream, or a take that finds it empty, drops it in the
-same script). On a Cluster a script
-may not name keys of other slots, so the hint is bumped outside it (`_FLAG`,
-a script on the ready set alone): once right BEFORE the commit's script and
-once right after it (issue #20). A score there is the bump's time on the ready
-set's node (microseconds, never below the last score + 1), negative for a
-bump before a commit ("a commit is on its way"), positive after one. A take
-that finds the stream empty drops the hint afterwards by compare-and-delete
-(`_UNFLAG`): only if its score is the one read before the take, and not if it
-is a bump before a commit younger than `HINT_GRACE` seconds. So:
-
-- a worker SIGKILLed between its commit and the bump after it leaves the bump
-  before it: its messages stay flagged (a take meanwhile kept the young hint);
-- scores never repeat (they follow the clock), so a take cannot drop a hint
-  that another take dropped and a commit bumped again meanwhile. With counters
-  it could: two workers' takes found the same game empty at once, the first
-  dropped the hint, a commit recreated it at score 1, the second's
-  compare-and-delete read 1 before and after and dropped it too: that commit's
-  messages waited for the backstop scan;
-- the window left: the commit's script lands more than `HINT_GRACE` after the
-  bump before it (the worker stalled between the two), a take in that gap finds
-  the stream empty and drops the hint, and the worker dies before the bump
-  after; or another bump after (another commit's, a repair's: positive)
-  replaces a young bump before a commit whose script has not landed yet, a
-  take then finds the stream empty and drops it, and that commit's worker dies
-  before its own bump after. Then the backstop repairs it: `finish` re-flags a
-  finished game's outstanding channels (a crash before it leaves the game in
-  the active set, which the service's sweep finishes again), and
-  `outbox_ready(scan=True)` re-flags every active game with undelivered
-  entries (adapters/outbox_loop.py: at a worker's start, then about every
-  minute, and a few seconds after a scan that failed).
-
-A bump before a commit that is refused (conflict, duplicate, no such game) is
-undone right after it (`_UNDO`: the hint as it was, unless bumped again since);
-one whose worker died before the script is dropped by the first empty take
-after `HINT_GRACE`. Pub/sub is not used: consumers poll `outbox:CH` (one small
-ZRANGE), and the worker that made a commit can wake its own consumer in-process.
-
-Hand-out: `take` is one script on the stream: refuse while any entry is
-pending and fresh (one batch out per game and channel: order per recipient),
-else XCLAIM the idle pending ones, then XREADGROUP new ones, in stream order.
+A commit's messages are written by the commit's own script, so they exist
+exactly when the input does; the hard part is telling the workers which games
+have messages without losing a hint on a Redis Cluster, where the script may
+not touch the ready set (issue #20). `RedisOutbox` gives the keys and the
+protocol, with the windows it leaves and the backstop that repairs them.
 """
 
 from __future__ import annotations
@@ -263,7 +212,64 @@ return redis.call('ZREM', KEYS[1], ARGV[1])
 
 
 class RedisOutbox:
-    """The outbox methods of `RedisStore` (a mixin)."""
+    """The outbox methods of `RedisStore` (a mixin).
+
+    Keys, beside the game's own and with its hash tag (one slot on a Cluster):
+      {g:ID}:outs          set of the channels the game has an outbox on
+      {g:ID}:out:CH        stream of undelivered messages (fields k: key, p: payload)
+                           with one consumer group, "send"
+      {g:ID}:out:CH:keys   hash: i:KEY -> stream id (every key written: dedupe),
+                           d:KEY -> the ack's result (JSON)
+    and one directory key per channel, outside the games' slots:
+      outbox:CH            sorted set: games that may have undelivered messages
+
+    The commit's script writes the messages (`LUA`, shared with `append_outbox`):
+    so they exist exactly when the input does. An ack is XACK + XDEL: the stream
+    holds only what is undelivered (trimmed at once), the hash keeps the key.
+
+    Finding the games with output: on one Redis the script also bumps the game in
+    `outbox:CH` (any key may be named there: atomic, never lost; ZINCRBY, and the
+    ack that empties the stream, or a take that finds it empty, drops it in the
+    same script). On a Cluster a script
+    may not name keys of other slots, so the hint is bumped outside it (`_FLAG`,
+    a script on the ready set alone): once right BEFORE the commit's script and
+    once right after it (issue #20). A score there is the bump's time on the ready
+    set's node (microseconds, never below the last score + 1), negative for a
+    bump before a commit ("a commit is on its way"), positive after one. A take
+    that finds the stream empty drops the hint afterwards by compare-and-delete
+    (`_UNFLAG`): only if its score is the one read before the take, and not if it
+    is a bump before a commit younger than `HINT_GRACE` seconds. So:
+
+    - a worker SIGKILLed between its commit and the bump after it leaves the bump
+      before it: its messages stay flagged (a take meanwhile kept the young hint);
+    - scores never repeat (they follow the clock), so a take cannot drop a hint
+      that another take dropped and a commit bumped again meanwhile. With counters
+      it could: two workers' takes found the same game empty at once, the first
+      dropped the hint, a commit recreated it at score 1, the second's
+      compare-and-delete read 1 before and after and dropped it too: that commit's
+      messages waited for the backstop scan;
+    - the window left: the commit's script lands more than `HINT_GRACE` after the
+      bump before it (the worker stalled between the two), a take in that gap finds
+      the stream empty and drops the hint, and the worker dies before the bump
+      after; or another bump after (another commit's, a repair's: positive)
+      replaces a young bump before a commit whose script has not landed yet, a
+      take then finds the stream empty and drops it, and that commit's worker dies
+      before its own bump after. Then the backstop repairs it: `finish` re-flags a
+      finished game's outstanding channels (a crash before it leaves the game in
+      the active set, which the service's sweep finishes again), and
+      `outbox_ready(scan=True)` re-flags every active game with undelivered
+      entries (adapters/outbox_loop.py: at a worker's start, then about every
+      minute, and a few seconds after a scan that failed).
+
+    A bump before a commit that is refused (conflict, duplicate, no such game) is
+    undone right after it (`_UNDO`: the hint as it was, unless bumped again since);
+    one whose worker died before the script is dropped by the first empty take
+    after `HINT_GRACE`. Pub/sub is not used: consumers poll `outbox:CH` (one small
+    ZRANGE), and the worker that made a commit can wake its own consumer in-process.
+
+    Hand-out: `take` is one script on the stream: refuse while any entry is
+    pending and fresh (one batch out per game and channel: order per recipient),
+    else XCLAIM the idle pending ones, then XREADGROUP new ones, in stream order."""
 
     if TYPE_CHECKING:
         client: aioredis.Redis | RedisCluster
