@@ -63,6 +63,9 @@ def main() -> None:
     from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
     from gameflow.games.traitors import bots as tb
 
+    import gameflow.games
+
+    getattr(gameflow.games, "register_all", lambda: None)()  # the composition root
     print(f"gameflow from {Path(A.__file__).parent.parent}")
     digest = Digest()
     put = digest.put

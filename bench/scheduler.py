@@ -335,4 +335,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from gameflow.games import register_all
+
+    register_all()  # the composition root: the games this process plays
+
     main()

@@ -16,4 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from adapters.tv.bench import main
 
 if __name__ == "__main__":
+    from gameflow.games import register_all
+
+    register_all()  # the composition root: the games this process plays
+
     raise SystemExit(main())

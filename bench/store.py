@@ -297,6 +297,10 @@ async def main(args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
+    from gameflow.games import register_all
+
+    register_all()  # the composition root: the games this process plays
+
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--redis", default=None, help="Redis URL ('' to skip Redis; default: start one on loopback)"

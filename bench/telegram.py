@@ -402,6 +402,10 @@ async def run(url: str, args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
+    from gameflow.games import register_all
+
+    register_all()  # the composition root: the games this process plays
+
     try:
         import uvloop
     except ImportError:

@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from gameflow.games import register_all
+
+    register_all()  # the composition root: the games this process plays
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     result: int = args.func(args)
     return result

@@ -8,6 +8,9 @@ from gameflow.replay import ScriptError, replay_text
 
 
 def main(argv: list[str] | None = None) -> int:
+    from gameflow.games import register_all
+
+    register_all()
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or args[0] != "replay":
         print(

@@ -17,6 +17,11 @@ if TYPE_CHECKING:
 # tests' own server (tests/redis_server.py), and settings tests set it themselves.
 os.environ.pop("REDIS_URL", None)
 
+# The tests' composition root: every built-in game, as the entry points register them.
+from gameflow.games import register_all  # noqa: E402
+
+register_all()
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 

@@ -43,4 +43,8 @@ async def main(cfg: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
+    from gameflow.games import register_all
+
+    register_all()  # the composition root: the games this process plays
+
     asyncio.run(main(json.loads(sys.argv[1])))

@@ -54,4 +54,8 @@ async def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    from gameflow.games import register_all
+
+    register_all()  # the composition root: the games this process plays
+
     asyncio.run(main(sys.argv[1:]))

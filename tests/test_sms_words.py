@@ -16,6 +16,7 @@ from adapters.sms import sheet as S
 from gameflow.core import actions as A
 from gameflow.core.engine import apply
 from gameflow.core.question import asked
+from gameflow.core.registry import all_games
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.i18n import render
@@ -25,11 +26,17 @@ pytestmark = pytest.mark.sms
 
 # What a menu may show that is spelled like an id: none of these.
 IDS = re.compile(r"\b[a-z]+_[a-z_]+\b|\b[A-Z]+_[A-Z_]+\b")
-# The adapter's own English words that must not be shown in nb or sr.
+# The games' own SMS words (their definitions), and the adapter's.
+_GAME_WORDS = [
+    m
+    for game in all_games()
+    for m in (*game.words.sms_kind_names.values(), *game.words.sms_value_words.values())
+]
+# The adapter's own and the games' English words that must not be shown in nb or sr.
 ENGLISH = sorted(
     {
         m
-        for m in (*R.FIELD_NAMES.values(), *R.KIND_NAMES.values(), *R.VALUE_WORDS.values())
+        for m in (*R.FIELD_NAMES.values(), *R.KIND_NAMES.values(), *_GAME_WORDS)
         if render(m, "nb") != m and render(m, "sr") != m and len(m) > 4
     },
     key=len,

@@ -27,6 +27,7 @@ from adapters.tv.source import JoinInfo
 from adapters.tv.store_source import StoreSource
 from adapters.tv.texts import TEXTS
 from gameflow.core import actions as A
+from gameflow.core import registry
 from gameflow.core.engine import apply, new_game, view
 from gameflow.core.result import Accepted
 from gameflow.i18n import render
@@ -73,7 +74,7 @@ def test_the_lobby_names_the_game_and_shows_sms_joining(
     tmp_path: Path, kind: str, lang: str
 ) -> None:
     html, code = lobby_page(tmp_path, kind, lang, NUMBER)
-    name = render(TEXTS[kind], lang)
+    name = render(registry.get(kind).words.name, lang)
     assert text_of(html, "bar-title") == name
     assert text_of(html, "kind") == name
     if lang != "en":
@@ -122,7 +123,8 @@ def test_every_header_of_every_phase_is_translated(lang: str) -> None:
             html = render_screen(pub, info)
             phase = game.phase.name
             phases.add(phase)
-            assert text_of(html, "bar-title") == render(TEXTS[kind], lang), (kind, phase)
+            name = render(registry.get(kind).words.name, lang)
+            assert text_of(html, "bar-title") == name, (kind, phase)
             label = text_of(html, "bar-phase")
             assert f"phase_{phase}" in TEXTS, phase
             assert label == render(TEXTS[f"phase_{phase}"], lang)

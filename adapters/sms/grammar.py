@@ -30,6 +30,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from gameflow.core import registry
 from gameflow.core.legal import Value
 
 MAX_BODY = 480  # longer texts are read only this far: nobody types a menu answer that long
@@ -73,20 +74,13 @@ BACK = frozenset({"back", "tilbake", "nazad", "vratio", "vratila"})
 # Host, campaign: MOVE window HH:MM (FLYTT, POMERI).
 MOVE = frozenset({"move", "flytt", "pomeri", "pomjeri"})
 
-GAMES = {
-    "station": "station",
-    "stasjon": "station",
-    "stasjonen": "station",
-    "stanica": "station",
-    "resistance": "resistance",
-    "motstand": "resistance",
-    "motstandsbevegelsen": "resistance",
-    "otpor": "resistance",
-    "traitors": "traitors",
-    "forraedere": "traitors",
-    "forraederne": "traitors",
-    "izdajnici": "traitors",
-}
+
+def games() -> dict[str, str]:
+    """NEW's game words, folded, in every language -> the game: each game's
+    `Words.aliases` (gameflow/core/definition.py), in the games' order."""
+    return {alias: g.kind for g in registry.all_games() for alias in g.words.aliases}
+
+
 LANG_WORDS = {"nb": "nb", "no": "nb", "norsk": "nb", "sr": "sr", "srpski": "sr", "en": "en"}
 LANG_WORDS["english"] = "en"
 
@@ -181,8 +175,9 @@ def _new(rest: list[str], lang: str) -> Command:
         if w in LANG_WORDS:
             lang = LANG_WORDS[w]
         elif kind is None:
-            kind = GAMES.get(w) or next(
-                (g for name, g in GAMES.items() if len(w) >= 3 and name.startswith(w)), None
+            known = games()
+            kind = known.get(w) or next(
+                (g for name, g in known.items() if len(w) >= 3 and name.startswith(w)), None
             )
     if kind is None:
         return Command("new_usage", lang=lang)

@@ -17,6 +17,7 @@ import functools
 
 from adapters.sms.grammar import Menu, MenuField, Option, fold
 from gameflow.core import actions as A
+from gameflow.core import registry
 from gameflow.core.engine import legal
 from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.state import Game
@@ -62,7 +63,6 @@ KIND_NAMES: dict[str, str] = {
     "give": N_("Give a card"),
     "play": N_("Play"),
     "mission": N_("Mission card"),
-    "traitors.mission": N_("Hand over the bag"),
     "pass": N_("Pass"),
     "plea": N_("Plea"),
     "murder": N_("Murder"),
@@ -79,15 +79,9 @@ KIND_NAMES: dict[str, str] = {
     "dagger": N_("Dagger in play"),
     "final": N_("Call the final round table"),
 }
-# Words for the values that are not players: Station's jobs and secret actions
-# (the Resistance's cards are named by the Resistance's own catalog).
-VALUE_WORDS: dict[str, str] = {
-    "outside": N_("outside"),
-    "radio": N_("radio"),
-    "guard": N_("guard"),
-    "sabotage": N_("sabotage"),
-    "trap": N_("trap"),
-}
+# A game's own kind names and its words for values that are not players
+# (Station's jobs, the Resistance's cards) come from its definition
+# (gameflow/core/definition.py `Words`): these tables are the generic words.
 # A yes/no field that reads better as words of its own: the entry of a menu
 # ("1 Vote + name 2 Vote, with the dagger + name"); "" is shown as nothing.
 BOOL_WORDS: dict[tuple[str, bool], str] = {
@@ -244,13 +238,10 @@ def _plain_label(kind: str, field: str, value: Value, lang: str) -> str:
         return render(YES if value else NO, lang)
     if isinstance(value, int):
         return str(value)
-    if kind == "resistance" and field == "card":
-        from gameflow.games.resistance.cards import CARDS
-        from gameflow.games.resistance.texts import CARD_TEXT
-
-        name = CARD_TEXT.get(value) or (CARDS[value].name if value in CARDS else value)
-        return render(name, lang)
-    return render(VALUE_WORDS.get(value, value), lang)
+    words = registry.get(kind).words
+    if field == "card" and value in words.card_names:
+        return render(words.card_names[value], lang)
+    return render(words.sms_value_words.get(value, value), lang)
 
 
 def field_name(name: str, lang: str, kind: str = "") -> str:
@@ -260,7 +251,8 @@ def field_name(name: str, lang: str, kind: str = "") -> str:
 
 
 def kind_name(game: Game, kind: str, lang: str) -> str:
-    msgid = KIND_NAMES.get(f"{game.kind}.{kind}") or KIND_NAMES.get(kind)
+    own = registry.get(game.kind).words.sms_kind_names
+    msgid = own.get(kind) or KIND_NAMES.get(kind)
     return render(msgid, lang) if msgid else kind.replace("_", " ")
 
 

@@ -4,7 +4,7 @@ SMS costs money per segment (issue #16: at most five a player-round in a
 7-player Station game), and what a text says at one moment is read on a small
 screen. The game's texts are written for the TV and Telegram; a few that every
 player gets every round have a shorter SMS form with the same parameters
-(`FORMS`: "Round 2/6: …" for "Round 2 of 6: …"), and a vote's tally, which
+(the game's `short_forms`: "Round 2/6: …" for "Round 2 of 6: …"), and a vote's tally, which
 there names every voter ("Votes: Bo (Ana, Cy, Dag), Nobody (Eli, Fred)"), is
 counted.
 By SMS a live game's tally gives the counts ("Votes: Bo 3, Nobody 2"), and who
@@ -17,9 +17,10 @@ parameters, so it can never say anything the full one does not.
 
 from __future__ import annotations
 
+from gameflow.core import registry
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.core.text import N_, Msg, msg
 
 # The Station's tally (gameflow/games/station/flow.py `votes_text`).
 VOTES = "Votes: {votes}."
@@ -59,41 +60,21 @@ def tally(text: Msg) -> Msg:
     return msg(VOTES, votes=tuple(parts))
 
 
-# The Station's texts of every round, by their full msgid: the SMS form (its
-# parameters and count are the full text's). Same parameters, fewer words.
-FORMS: dict[str, Msg] = {
-    "Round {round} of {rounds}: {mission}.": Msg(N_("Round {round}/{rounds}: {mission}.")),
-    "{name} is voted out and sits out the next round.": Msg(N_("{name} sits out the next round.")),
-    "Your card: plan {plan} needs {n} guard.": nmsg(
-        "Card: plan {plan} needs {n} guard.", "Card: plan {plan} needs {n} guards.", 1
-    ),
-    "Trap card: {victim}. Be partners on the winning plan, you on guard, they on {job}.": Msg(
-        N_("Trap card: {victim}. Partner them on the winning plan, you on guard, they on {job}.")
-    ),
-    "You are an INFILTRATOR ({profession}). The infiltrators are: {names}. "
-    "Goal: damage the station without being caught.": Msg(
-        N_(
-            "You are an INFILTRATOR ({profession}). Infiltrators: {names}. Damage the station unseen."
-        )
-    ),
-}
-
-
-# A private line that says all a public one says to its recipient: the voted-out
-# player's own «You sit out…» stands for the table's «Bo sits out…».
-SUPERSEDES: dict[str, str] = {
-    "You sit out the next round: no actions, no vote, no private information.": (
-        "{name} is voted out and sits out the next round."
-    ),
-}
+# The shorter SMS forms of a game's texts of every round (same parameters,
+# fewer words), and the private lines that say all a public one says to their
+# recipient (the voted-out player's own «You sit out…» stands for the table's
+# «Bo sits out…»): the game's definition holds both, keyed by msgid
+# (gameflow/core/definition.py `Words.short_forms`, `Words.supersedes`).
 
 
 def superseded(events: tuple[Event, ...], who: str) -> frozenset[str]:
-    """The msgids of public texts that `who`'s own lines in `events` stand for."""
+    """The msgids of public texts that `who`'s own lines in `events` stand for
+    (any game's: a msgid belongs to one game)."""
+    supersedes = {k: v for g in registry.all_games() for k, v in g.words.supersedes.items()}
     return frozenset(
-        SUPERSEDES[e.text.msgid]
+        supersedes[e.text.msgid]
         for e in events
-        if e.kind is Kind.TELL and e.to == who and e.text is not None and e.text.msgid in SUPERSEDES
+        if e.kind is Kind.TELL and e.to == who and e.text is not None and e.text.msgid in supersedes
     )
 
 
@@ -101,7 +82,7 @@ def form(game: Game, text: Msg) -> Msg:
     """`text` as an SMS says it."""
     if text.msgid == VOTES:
         return text if names_in_tally(game) else tally(text)
-    short = FORMS.get(text.msgid)
+    short = registry.get(game.kind).words.short_forms.get(text.msgid)
     if short is None:
         return text
     return short._replace(params=text.params, n=text.n)
@@ -111,7 +92,7 @@ def hint(game: Game, events: tuple[Event, ...]) -> Msg | None:
     """The VOTES hint, for the commit that opens the first round's discussion
     (its result: just before the first vote, and a short text) of a game whose
     SMS tallies are counts; None for any other commit."""
-    if game.kind != "station" or names_in_tally(game):
+    if registry.get(game.kind).last_tally is None or names_in_tally(game):
         return None
     if game.phase.round != 1 or game.phase.name != "discussion":
         return None
@@ -121,10 +102,6 @@ def hint(game: Game, events: tuple[Event, ...]) -> Msg | None:
 
 def recap(game: Game) -> Msg:
     """What VOTES answers: the newest vote's tally with every voter's name."""
-    if game.kind == "station":
-        from gameflow.games.station.flow import last_tally
-
-        found = last_tally(game)
-        if found is not None:
-            return found
-    return Msg(NO_TALLY)
+    last_tally = registry.get(game.kind).last_tally
+    found = last_tally(game) if last_tally is not None else None
+    return found if found is not None else Msg(NO_TALLY)

@@ -37,11 +37,11 @@ from adapters.telegram.keyboards import (
     rows,
     unrepeated,
 )
-from adapters.telegram.labels import heading, send_label, title, value_label
+from adapters.telegram.labels import heading, question_lines, send_label, title, value_label
 from gameflow.core import actions as A
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, Msg
 from gameflow.i18n import render
 from gameflow.replay import parse_step
 
@@ -220,22 +220,6 @@ def editor(
     return "\n".join(lines), InlineKeyboardMarkup(buttons)
 
 
-def station_title(game: Game, lang: str) -> str:
-    """The mission heading with the round's plans, as the player sees them."""
-    st = game.rules
-    lines = [render(msg(N_("Round {round}: make your choice."), round=game.phase.round), lang)]
-    for i, p in enumerate(st.plans):
-        text = msg(
-            N_("Plan {plan}: reward {reward}, outside {outside}, radio {radio}"),
-            plan=i + 1,
-            reward=p.reward,
-            outside=p.outside,
-            radio=p.radio,
-        )
-        lines.append(render(text, lang))
-    return "\n".join(lines)
-
-
 def title_for(
     game: Game,
     spec: ActionSpec,
@@ -249,8 +233,8 @@ def title_for(
     if context:
         said = [render(c, lang) for c in context]
         lines = unrepeated([title(game, spec, lang), *said], said)
-    elif game.kind == "station" and spec.kind == "choose":
-        lines = [station_title(game, lang)]
+    elif own := question_lines(game, spec):
+        lines = [render(line, lang) for line in own]
     else:
         lines = [title(game, spec, lang)]
     closes = until(game, lang, game.phase.started if now is None else now)

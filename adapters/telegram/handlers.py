@@ -39,6 +39,7 @@ from adapters.telegram.notifier import Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound
 from adapters.telegram.presses import Presses
 from gameflow.core import actions as A
+from gameflow.core import registry
 from gameflow.core.away import parse_until
 from gameflow.core.question import question
 from gameflow.core.result import Rejected
@@ -349,11 +350,10 @@ class Telegram(Hosting, Presses):
         game, player = found
         if await self.words(update, game, player, message.text):
             return
-        if game.kind != "traitors":
+        relay = registry.get(game.kind).relay  # the game's private team channel
+        if relay is None:
             await self.puzzled(update, True)
             return
-        from gameflow.games.traitors import relay
-
         relayed = relay(game, player, message.text)
         if isinstance(relayed, Rejected):
             self.reply(update.effective_chat, render(relayed.message, game.lang))

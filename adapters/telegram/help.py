@@ -15,6 +15,7 @@ from __future__ import annotations
 from adapters.telegram.labels import title
 from gameflow.core.campaign import is_campaign
 from gameflow.core.question import question
+from gameflow.core.rules import rules_for
 from gameflow.core.state import LOBBY, Game
 from gameflow.core.text import N_
 from gameflow.i18n import render
@@ -54,7 +55,7 @@ def commands(game: Game | None, who: str | None) -> list[str]:
         lines = [clock, ADVANCE]
         if is_campaign(game):
             lines.append(MOVE)
-        if game.kind == "traitors":
+        if rules_for(game.kind).host_kinds:  # a game master's own actions
             lines.append(GM)
         return [*lines, END, HELP]
     if game.running:

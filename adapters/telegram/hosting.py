@@ -25,6 +25,7 @@ from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
 from adapters.telegram.language import user_lang
 from adapters.telegram.notifier import TelegramNotifier, chat_of, identity
 from gameflow.core import actions as A
+from gameflow.core import registry
 from gameflow.core.engine import legal
 from gameflow.core.legal import find
 from gameflow.core.rules import known_games
@@ -84,7 +85,7 @@ class Hosting:
         if user is None or chat is None:
             return
         lang = user_lang(user, self.default_lang)
-        kind = (context.args or ["station"])[0].lower()
+        kind = (context.args or [registry.all_games()[0].kind])[0].lower()  # the first game
         if kind not in known_games():
             games = " | ".join(known_games())
             self.reply(chat, render(msg(N_("Which game? /new {games}"), games=games), lang))

@@ -3,7 +3,7 @@
 Every word a player reads on a prompt, a keyboard or a choice editor comes from
 here, translated: a kind's title ("The silver relay"), a field's heading in the
 game it belongs to (Station's vote says what it is for; Resistance's "Give it
-to:" names the card being given), and an option's label (players by name, plot
+to:" names the card being given: the game's definition says so), and an option's label (players by name, plot
 and mission cards by their translated names, yes/no as words). A value the
 tables don't know is never shown as its raw id: it falls back to a generic
 word. The game's own context lines for a question (`Rules.ask`) come first.
@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gameflow.core import registry
+from gameflow.core.definition import Words
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.state import Game
-from gameflow.core.text import N_, msg
+from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
 
 # A kind's name on its button, and in "✓ ..." once sent.
@@ -47,52 +49,9 @@ KIND_LABELS: dict[str, str] = {
     "leave": N_("Leave the game"),
 }
 
-# The button that sends a filled-in editor, by (game, kind); else the kind's label.
-SEND_LABELS: dict[tuple[str, str], str] = {
-    ("traitors", "mission"): N_("Hand over the bag"),
-    ("traitors", "tempt"): N_("Send the letter"),
-    ("traitors", "force"): N_("Force this player"),
-    ("resistance", "play"): N_("Play the card"),
-}
-
-# A question's title, by (game, kind): what the whole message is about.
-TITLES: dict[tuple[str, str], str] = {
-    ("traitors", "mission"): N_("The silver relay: hand your bag of silver to another player."),
-    ("traitors", "vote"): N_("Round table: vote to banish a player."),
-    ("traitors", "plea"): N_("You are tied: the table hears your plea before the re-vote."),
-    ("traitors", "murder"): N_("Night: choose whom the traitors murder."),
-    ("traitors", "tempt"): N_("Night: tempt a loyal player to join the traitors."),
-    ("traitors", "force"): N_("Night: force a loyal player to join you."),
-    ("traitors", "death_list"): N_("Night: write the death list."),
-    ("traitors", "answer"): N_("The traitors want you on their side."),
-    ("traitors", "end_vote"): N_("The final: do you trust everyone left?"),
-    ("resistance", "propose"): N_("You lead: pick the team for the mission."),
-    ("resistance", "give"): N_("You lead: give a plot card to another player."),
-    ("resistance", "vote"): N_("Vote on the proposed team."),
-    ("resistance", "mission"): N_("You are on the mission: choose your card."),
-    ("resistance", "play"): N_("You may play a plot card now."),
-    ("resistance", "pass"): N_("You may play a plot card now."),
-    ("station", "vote"): N_("Vote: who sits out the next round?"),
-}
-CHEST_TITLE = N_("Three chests: open one.")
-ROUND_CHOICE = N_("Round {round}: make your choice.")
-
-# A field's heading in a given game and kind; then by field alone.
-HEADINGS: dict[tuple[str, str, str], str] = {
-    ("traitors", "mission", "to"): N_("Hand your bag to:"),
-    ("traitors", "mission", "drop"): N_("Drop the bag instead? (costs the pot 10 silver)"),
-    ("traitors", "mission", "chest"): N_("Choose a chest:"),
-    ("traitors", "vote", "for"): N_("Banish:"),
-    ("traitors", "vote", "dagger"): N_("Lay down the dagger? (this vote counts twice)"),
-    ("traitors", "murder", "target"): N_("Murder:"),
-    ("traitors", "tempt", "target"): N_("Tempt:"),
-    ("traitors", "force", "target"): N_("Force:"),
-    ("traitors", "answer", "accept"): N_("Do you accept?"),
-    ("traitors", "end_vote", "end"): N_("End the game now? Yes: you believe no traitor is left."),
-    ("station", "vote", "for"): N_("Vote a player out of the next round:"),
-    ("resistance", "give", "card"): N_("Choose the card to give:"),
-    ("resistance", "mission", "card"): N_("Your mission card:"),
-}
+# The game's own words (a send button, a title, a heading, a card or value
+# name) come from its definition (gameflow/core/definition.py `Words`); these
+# are the generic ones for anything a game leaves out.
 FIELD_HEADINGS: dict[str, str] = {
     "plan": N_("Choose a plan:"),
     "job": N_("Choose your job:"),
@@ -113,8 +72,6 @@ FIELD_HEADINGS: dict[str, str] = {
     "allow": N_("Allow recruitment?"),
     "on": N_("Put the dagger in play?"),
 }
-GIVE_TO = N_("Give {card} to:")
-PLAY_ON = N_("Play {card} on:")
 ANY_FIELD = N_("Choose:")
 
 NONE_LABELS: dict[str, str] = {
@@ -124,13 +81,6 @@ NONE_LABELS: dict[str, str] = {
     "target": N_("Nobody"),
 }
 
-WORDS: dict[str, str] = {
-    "outside": N_("outside"),
-    "radio": N_("radio"),
-    "guard": N_("guard"),
-    "sabotage": N_("Sabotage the equipment"),
-    "trap": N_("Set the trap"),
-}
 CHEST = N_("Chest {n}")
 PLAY_CARD = N_("Play: {card}")
 UNKNOWN_VALUE = N_("this option")
@@ -143,24 +93,31 @@ def kind_label(kind: str, lang: str) -> str:
     return render(KIND_LABELS.get(kind, N_("Answer")), lang)
 
 
+def _words(game: Game) -> Words:
+    return registry.get(game.kind).words
+
+
 def send_label(game: Game, kind: str, lang: str) -> str:
     """The button that sends an editor's choices."""
-    if game.kind == "station" and kind == "choose":
-        from gameflow.games.station.texts import LABELS
-
-        return render(LABELS["send_choice"], lang)
-    text = SEND_LABELS.get((game.kind, kind))
+    text = _words(game).send_labels.get(kind)
     return render(text, lang) if text else kind_label(kind, lang)
 
 
 def title(game: Game, spec: ActionSpec, lang: str) -> str:
     """What the question of `spec` is about, in one line."""
-    if game.kind == "traitors" and spec.kind == "mission" and spec.field("chest") is not None:
-        return render(CHEST_TITLE, lang)
-    if game.kind == "station" and spec.kind == "choose":
-        return render(msg(ROUND_CHOICE, round=game.phase.round), lang)
-    text = TITLES.get((game.kind, spec.kind))
+    words = _words(game)
+    special = words.title_of(game, spec) if words.title_of is not None else None
+    if special is not None:
+        return render(special, lang)
+    text = words.titles.get(spec.kind)
     return render(text, lang) if text else kind_label(spec.kind, lang)
+
+
+def question_lines(game: Game, spec: ActionSpec) -> tuple[Msg, ...]:
+    """The lines the game puts in place of a question's title (Station's
+    choice: the round and its plans), when `Rules.ask` gives none."""
+    lines = _words(game).question_lines
+    return lines(game, spec) if lines is not None else ()
 
 
 def heading(
@@ -169,14 +126,15 @@ def heading(
     """The heading above a field's buttons. `values` are the fields already
     chosen in the draft (so "Give it to:" can name the card)."""
     kind = spec.kind if spec is not None else ""
-    named = {("give", "to"): GIVE_TO, ("play", "target"): PLAY_ON}.get((kind, f.name))
-    if game.kind == "resistance" and named is not None:
+    words = _words(game)
+    named = words.card_headings.get((kind, f.name))
+    if named is not None:
         card = values.get("card")
         if card is None and spec is not None and len(spec.options("card")) == 1:
             card = spec.options("card")[0]
         if card is not None:
             return render(msg(named, card=value_label(game, "card", card, lang)), lang)
-    text = HEADINGS.get((game.kind, kind, f.name)) or FIELD_HEADINGS.get(f.name, ANY_FIELD)
+    text = words.headings.get((kind, f.name)) or FIELD_HEADINGS.get(f.name, ANY_FIELD)
     return render(text, lang)
 
 
@@ -186,17 +144,9 @@ def field_heading(name: str, lang: str) -> str:
 
 
 def card_label(game: Game, card: str, lang: str) -> str | None:
-    """A Resistance plot card or mission card by its translated name."""
-    if game.kind != "resistance":
-        return None
-    from gameflow.games.resistance.cards import CARDS
-    from gameflow.games.resistance.texts import CARD_TEXT
-
-    if card in CARDS:
-        return render(CARDS[card].name, lang)
-    if card in CARD_TEXT:
-        return render(CARD_TEXT[card], lang)
-    return None
+    """A card of the game (a plot card, a mission card) by its translated name."""
+    name = _words(game).card_names.get(card)
+    return render(name, lang) if name is not None else None
 
 
 def value_label(game: Game, field: str, value: Value, lang: str) -> str:
@@ -215,14 +165,14 @@ def value_label(game: Game, field: str, value: Value, lang: str) -> str:
     card = card_label(game, value, lang)
     if card is not None:
         return card
-    word = WORDS.get(value)
+    word = _words(game).value_labels.get(value)
     return render(word if word else UNKNOWN_VALUE, lang)
 
 
 def button_label(game: Game, spec: ActionSpec, lang: str) -> str:
     """The one button of a spec offered as a whole (no choice on the keyboard
     itself): its kind, and for a plot card the card's name."""
-    if game.kind == "resistance" and spec.kind == "play":
+    if spec.kind in _words(game).card_buttons:
         cards = spec.options("card")
         if cards and isinstance(cards[0], str):
             name = value_label(game, "card", cards[0], lang)

@@ -335,4 +335,8 @@ def main() -> None:  # pragma: no cover - manual use
 
 
 if __name__ == "__main__":  # pragma: no cover
+    from gameflow.games import register_all
+
+    register_all()  # the composition root: the games this process plays
+
     main()

@@ -373,4 +373,8 @@ def main() -> None:  # pragma: no cover - a manual demo
 
 
 if __name__ == "__main__":  # pragma: no cover
+    from gameflow.games import register_all
+
+    register_all()  # the composition root: the games this process plays
+
     main()

@@ -39,6 +39,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from icalendar import Calendar, Event, vDuration
 
+from adapters.tv.screens import game_name
 from adapters.tv.texts import TEXTS
 from gameflow.core import campaign
 from gameflow.core.campaign import Window
@@ -122,7 +123,7 @@ def _t(key: str, lang: str, **params: Any) -> str:
 def summary(game: Game, window: Window) -> str:
     """ "Station: Vote closes", in the game's language."""
     lang = _lang(game)
-    kind = _t(game.kind, lang) if game.kind in TEXTS else game.kind
+    kind = game_name(game.kind, lang)
     key = f"phase_{window.phase}"
     phase = _t(key, lang) if key in TEXTS else window.name
     return _t("ics_summary", lang, game=kind, phase=phase)
@@ -132,7 +133,7 @@ def calendar_for(game: Game, now: float, days: int = DAYS, *, name: str = "") ->
     """The game's coming windows as an iCalendar file (UTF-8). `name` is the
     game's display name (public: the page's title), if the host gave one."""
     lang = _lang(game)
-    kind = _t(game.kind, lang) if game.kind in TEXTS else game.kind
+    kind = game_name(game.kind, lang)
     title = _t("ics_calendar", lang, game=name or kind)
     zone = _zone(game)
     cal = Calendar()

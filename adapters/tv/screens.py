@@ -3,15 +3,15 @@
 The renderer sees exactly `engine.view(game, None)` plus the lobby's public join
 details: it cannot show a secret the core did not publish. Player ids never
 reach the HTML (an SMS player's id may be a phone number); players appear by
-name only. Each game kind plugs in a `Screen`: a template and a function that
-turns its part of the view into template values. The lobby is shared by all
-kinds; a kind without a screen gets a plain generic one.
+name only. Each game's definition names its screen (gameflow/core/definition.py
+`TvScreen`): a template here and a function that turns its part of the view into
+template values. The lobby is shared by all games; a game without a screen gets
+a plain generic one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import phonenumbers
 import segno
@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from adapters.tv.source import JoinInfo
 from adapters.tv.texts import PLURALS, TEXTS
+from gameflow.core import registry
 from gameflow.core.text import Msg, msg
 from gameflow.i18n import render
 
@@ -44,22 +45,12 @@ class Tr:
 
 
 Context = dict[str, Any]
-Build = Callable[[dict[str, Any], Tr, Callable[[str | None], str]], Context]
 
 
-class Screen(NamedTuple):
-    """A game kind's screen: `template` is rendered with the common values plus
-    `build(view, tr, name_of)`."""
-
-    template: str
-    build: Build
-
-
-SCREENS: dict[str, Screen] = {}
-
-
-def register(kind: str, screen: Screen) -> None:
-    SCREENS[kind] = screen
+def game_name(kind: str, lang: str) -> str:
+    """The game's name in `lang` (its definition's), or `kind` for one unknown."""
+    game = registry.find(kind)
+    return render(game.words.name, lang) if game is not None else kind
 
 
 _env = Environment(
@@ -115,7 +106,7 @@ def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> C
     phase = view.get("phase", "")
     # The game's name from the catalog (the header and the lobby), unless the
     # host gave the game a display name of its own.
-    kind_label = tr.t(kind) if kind in TEXTS else kind
+    kind_label = game_name(kind, tr.lang)
     ctx: Context = {
         "view": view,
         "tr": tr,
@@ -138,7 +129,8 @@ def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> C
         ctx["template"] = "lobby.html"
         ctx.update(lobby(view, info, tr))
         return ctx
-    screen = SCREENS.get(kind)
+    game = registry.find(kind)
+    screen = game.tv if game is not None else None
     if screen is None:
         ctx["template"] = "generic.html"
         return ctx
@@ -186,12 +178,3 @@ def render_page(view: dict[str, Any], info: JoinInfo | None, now: float, tag: st
     ctx["tag"] = tag
     ctx["screen"] = Markup(_env.get_template("screen.html").render(ctx))
     return _env.get_template("page.html").render(ctx)
-
-
-def _load_kinds() -> None:
-    from adapters.tv import resistance, station, traitors  # each registers itself
-
-    del resistance, station, traitors
-
-
-_load_kinds()

@@ -15,9 +15,8 @@ TEXTS: dict[str, str] = {
     "page_title": N_("Muldvarp – main screen"),
     "link_gone": N_("This TV link is not valid (any more). Ask the host for a new one."),
     "paused": N_("Paused"),
-    "station": N_("Station"),
+    # the Resistance's team on its end screen (the game's name is its definition's)
     "resistance": N_("Resistance"),
-    "traitors": N_("Traitors"),
     # lobby
     "join_code": N_("Join code"),
     "scan_to_join": N_("Scan to join on Telegram"),

@@ -119,8 +119,7 @@ def is_campaign(game: Game) -> bool:
 
 def declared(game: Game) -> tuple[WindowDecl, ...]:
     """The game's windows, as its rules declare them (none: no calendar pacing)."""
-    windows: tuple[WindowDecl, ...] = getattr(rules_for(game.kind), "windows", ())
-    return windows
+    return rules_for(game.kind).windows
 
 
 def quiet_of(game: Game) -> tuple[float, float] | None:

@@ -1,8 +1,9 @@
-"""The contract every game module fulfils, and the registry of games.
+"""The contract every game module fulfils, and the games' rules by kind.
 
 The engine owns what all games share (lobby, host controls, versions,
 deadlines, missed-deadline reports); a game module owns its rules, phases, legal
-actions, views and replay record. Nothing here knows any particular game.
+actions, views and replay record. Nothing here knows any particular game: the
+composition root registers each game's definition (gameflow.core.registry).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from gameflow.core import registry
 from gameflow.core.actions import Action
 from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted, Rejected
@@ -24,9 +26,10 @@ class Rules(Protocol):
     # Kinds of the game's own actions the host (game master) may send; the
     # engine lets them through from the host, and they never auto-advance.
     host_kinds: tuple[str, ...]
-    # Optional (read with getattr by gameflow.core.campaign, so a game without
-    # calendar pacing leaves it out): `windows`, the game's campaign windows as
-    # (window name, phase it closes, option holding its "HH:MM") triples.
+    # The game's campaign windows (gameflow.core.campaign) as (window name,
+    # phase it closes, option holding its "HH:MM") triples; () for a game
+    # without calendar pacing.
+    windows: tuple[tuple[str, str, str], ...]
     # Read with getattr too (gameflow.core.options): `option_limits`, each
     # option's range or choices; every game here declares one for every option.
     # Optional (read with getattr by the engine's view): `secret_inputs`, True
@@ -102,24 +105,10 @@ class Rules(Protocol):
         ...
 
 
-_REGISTRY: dict[str, Rules] = {}
-
-
-def register(rules: Rules) -> Rules:
-    _REGISTRY[rules.kind] = rules
-    return rules
-
-
 def rules_for(kind: str) -> Rules:
-    if not _REGISTRY:
-        import gameflow.games  # noqa: F401  (registers the built-in games)
-    try:
-        return _REGISTRY[kind]
-    except KeyError:
-        raise KeyError(f"unknown game {kind!r}; known: {sorted(_REGISTRY)}") from None
+    """The rules of the registered game `kind` (KeyError for an unknown one)."""
+    return registry.get(kind).rules
 
 
 def known_games() -> tuple[str, ...]:
-    if not _REGISTRY:
-        import gameflow.games  # noqa: F401
-    return tuple(sorted(_REGISTRY))
+    return tuple(sorted(d.kind for d in registry.all_games()))

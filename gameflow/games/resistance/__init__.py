@@ -11,13 +11,15 @@ from typing import Any, Final
 
 from gameflow.core.actions import Action
 from gameflow.core.campaign import campaign_limits
+from gameflow.core.definition import GameDefinition, TvScreen
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span, text
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
-from gameflow.games.resistance import flow, inputs, pacing, plots, views
+from gameflow.games.resistance import flow, inputs, pacing, plots, tv, views
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 from gameflow.games.resistance.cards import DECKS
+from gameflow.games.resistance.words import WORDS
 
 
 class StepError(ValueError):
@@ -184,6 +186,7 @@ class ResistanceRules:
 RESISTANCE: Final = ResistanceRules()
 
 __all__ = [
+    "GAME",
     "RESISTANCE",
     "Give",
     "Mission",
@@ -194,3 +197,11 @@ __all__ = [
     "StepError",
     "Vote",
 ]
+
+# The game as one definition: its rules, words, TV screen and the rest
+# (gameflow/core/definition.py); gameflow.games registers it.
+GAME: Final = GameDefinition(
+    rules=RESISTANCE,
+    words=WORDS,
+    tv=TvScreen("resistance.html", tv.build),
+)

@@ -11,14 +11,17 @@ from typing import Any, Final
 
 from gameflow.core.actions import Action
 from gameflow.core.campaign import campaign_limits
+from gameflow.core.definition import GameDefinition, TvScreen
 from gameflow.core.legal import ActionSpec
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
-from gameflow.games.station import flow, inputs, pacing, views
+from gameflow.games.station import flow, inputs, pacing, tv, views
 from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import REVEAL_ALL, REVEAL_PLAYED
+from gameflow.games.station.tally import last_tally
+from gameflow.games.station.words import WORDS
 
 
 class StepError(ValueError):
@@ -159,4 +162,13 @@ class StationRules:
 
 STATION: Final = StationRules()
 
-__all__ = ["STATION", "Choose", "StationRules", "StepError", "Vote"]
+__all__ = ["GAME", "STATION", "Choose", "StationRules", "StepError", "Vote"]
+
+# The game as one definition: its rules, words, TV screen and the rest
+# (gameflow/core/definition.py); gameflow.games registers it.
+GAME: Final = GameDefinition(
+    rules=STATION,
+    words=WORDS,
+    tv=TvScreen("station.html", tv.build),
+    last_tally=last_tally,
+)

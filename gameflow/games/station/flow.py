@@ -19,7 +19,7 @@ from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rng import rng_for
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg, nmsg
-from gameflow.games.station import pacing
+from gameflow.games.station import pacing, texts
 from gameflow.games.station.mission import resolve
 from gameflow.games.station.staffing import draw_plans
 from gameflow.games.station.state import (
@@ -124,10 +124,7 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
         # The role card names the team's goal (docs/rules/station.md, The end).
         if infiltrator[i]:
             text = msg(
-                N_(
-                    "You are an INFILTRATOR ({profession}). The infiltrators are: {names}. "
-                    "Goal: damage the station without being caught."
-                ),
+                texts.INFILTRATOR_CARD,
                 profession=Msg(job),
                 names=mates,
             )
@@ -186,7 +183,7 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
     events.append(
         announce(
             msg(
-                N_("Round {round} of {rounds}: {mission}."),
+                texts.ROUND_OF,
                 round=r,
                 rounds=st.config.rounds,
                 mission=title,
@@ -211,9 +208,7 @@ def start_round(game: Game, r: int, now: float, events: list[Event]) -> Accepted
                 tell(
                     player,
                     msg(
-                        N_(
-                            "Trap card: {victim}. Be partners on the winning plan, you on guard, they on {job}."
-                        ),
+                        texts.TRAP_CARD,
                         victim=game.names[trap.victim],
                         job=Msg(JOB_NAMES[trap.job]),
                     ),
@@ -401,16 +396,12 @@ def _end_vote(game: Game, now: float) -> Accepted[Game]:
             text = msg(N_("{name} is voted out."), name=game.names[out])
             events.append(announce(text, seq))
         else:
-            text = msg(N_("{name} is voted out and sits out the next round."), name=game.names[out])
+            text = msg(texts.SITS_OUT, name=game.names[out])
             events.append(announce(text, seq))
             events.append(
                 tell(
                     game.players[out],
-                    msg(
-                        N_(
-                            "You sit out the next round: no actions, no vote, no private information."
-                        )
-                    ),
+                    msg(texts.YOU_SIT_OUT),
                     seq,
                 )
             )

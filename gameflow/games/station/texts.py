@@ -1,4 +1,5 @@
-"""Station's flavour lists: professions and mission titles (translatable)."""
+"""Station's flavour lists (professions, mission titles) and the texts other
+modules name: the ones with a shorter SMS form (gameflow/games/station/definition.py)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,14 @@ LABELS: dict[str, str] = {
     "nobody": N_("Nobody"),
     "no_partner": N_("no partner"),
 }
+
+# The texts of every round that have a shorter SMS form (definition.py).
+ROUND_OF = N_("Round {round} of {rounds}: {mission}.")
+SITS_OUT = N_("{name} is voted out and sits out the next round.")
+YOU_SIT_OUT = N_("You sit out the next round: no actions, no vote, no private information.")
+CARD_GUARDS = "Your card: plan {plan} needs {n} guard."  # nmsg's singular (flow.py)
+TRAP_CARD = N_("Trap card: {victim}. Be partners on the winning plan, you on guard, they on {job}.")
+INFILTRATOR_CARD = N_(
+    "You are an INFILTRATOR ({profession}). The infiltrators are: {names}. "
+    "Goal: damage the station without being caught."
+)

@@ -12,11 +12,12 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from gameflow.core.actions import Action
+from gameflow.core.definition import GameDefinition, TvScreen
 from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
-from gameflow.games.traitors import flow, inputs, missions, night, roundtable, views
+from gameflow.games.traitors import flow, inputs, missions, night, roundtable, tv, views
 from gameflow.games.traitors.actions import (
     HOST_KINDS,
     Answer,
@@ -48,6 +49,7 @@ from gameflow.games.traitors.state import (
     Traitors,
 )
 from gameflow.games.traitors.views import chat_with, gm_view
+from gameflow.games.traitors.words import WORDS
 
 
 class StepError(ValueError):
@@ -242,4 +244,13 @@ class TraitorsRules:
 
 TRAITORS: Final = TraitorsRules()
 
-__all__ = ["TRAITORS", "StepError", "TraitorsRules", "chat_with", "gm_view", "relay"]
+__all__ = ["GAME", "TRAITORS", "StepError", "TraitorsRules", "chat_with", "gm_view", "relay"]
+
+# The game as one definition: its rules, words, TV screen and the rest
+# (gameflow/core/definition.py); gameflow.games registers it.
+GAME: Final = GameDefinition(
+    rules=TRAITORS,
+    words=WORDS,
+    tv=TvScreen("traitors.html", tv.build),
+    relay=relay,
+)

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from adapters.tv.screens import Context, Screen, Tr, register
+from gameflow.core.definition import Translator as Tr
 from gameflow.games.resistance.cards import CARDS
 from gameflow.games.resistance.texts import CARD_TEXT
 
+Context = dict[str, Any]
 Names = Callable[[str | None], str]
 
 
@@ -126,6 +127,3 @@ def _plot(plot: dict[str, Any] | None, tr: Tr, name_of: Names) -> Context | None
         "deck": plot["deck"],
         "spotlight": [name_of(p) for p in plot.get("spotlight", [])],
     }
-
-
-register("resistance", Screen("resistance.html", build))

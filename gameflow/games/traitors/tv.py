@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from adapters.tv.screens import Context, Screen, Tr, register
+from gameflow.core.definition import Translator as Tr
 
+Context = dict[str, Any]
 Names = Callable[[str | None], str]
 
 MISSION_NAMES = {"relay": "mission_relay", "chests": "mission_chests", "host": "mission_host"}
@@ -100,6 +101,3 @@ def build(view: dict[str, Any], tr: Tr, name_of: Names) -> Context:
             "winners": winners,
         }
     return out
-
-
-register("traitors", Screen("traitors.html", build))

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from adapters.tv.screens import Context, Screen, Tr, register
+from gameflow.core.definition import Translator as Tr
 from gameflow.games.station.texts import JOB_NAMES
 
+Context = dict[str, Any]
 Names = Callable[[str | None], str]
 
 
@@ -244,6 +245,3 @@ def _end(view: dict[str, Any], st: dict[str, Any], tr: Tr, name_of: Names) -> Co
         "rounds": rounds,
         "seed": view.get("seed"),
     }
-
-
-register("station", Screen("station.html", build))

@@ -1,0 +1,153 @@
+"""A game as one definition: everything outside the game's package needs of it.
+
+The engine asks a game's `Rules`; the channels, the TV page, the simulator and
+the catalogs ask the rest: its name and SMS words in every language, the words
+of its questions and values, its short SMS forms, its TV screen and its i18n
+domain. Each game package exports one `GameDefinition`, and the
+composition root registers it (`gameflow.core.registry`), so no module outside
+a game's package branches on its kind, and the core imports no game.
+The channel-specific parts are plain data or loosely typed callables: the core
+stays free of adapters, and an adapter reads what it needs by field name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from gameflow.core.legal import ActionSpec
+from gameflow.core.options import Limit, limits_of
+from gameflow.core.state import Game
+from gameflow.core.text import Msg
+
+if TYPE_CHECKING:
+    from gameflow.core.rules import Rules
+
+
+class OptionInfo(NamedTuple):
+    """One option as a host or a guide sees it: its type is its default's."""
+
+    name: str
+    type: type
+    default: Any
+    limit: Limit | None
+    help: str
+
+
+@dataclass(frozen=True)
+class Words:
+    """The game's own words, as msgids (translated in the game's domain).
+
+    Keys are action kinds, `(kind, field)` pairs and value ids of this game; a
+    channel falls back to its generic words for anything not here.
+    """
+
+    # The game's name ("Station"): the TV header, the calendar, /new.
+    name: str
+    # What a phone texts after NEW to make this game, folded (no accents),
+    # in every language: "stasjon", "stanica".
+    aliases: tuple[str, ...] = ()
+    # Telegram: an action kind's own name on its button, where the channel's
+    # generic one would not do.
+    kind_labels: Mapping[str, str] = field(default_factory=dict)
+    # Telegram: the button that sends a filled-in editor, by kind.
+    send_labels: Mapping[str, str] = field(default_factory=dict)
+    # Telegram: a question's title, by kind.
+    titles: Mapping[str, str] = field(default_factory=dict)
+    # Telegram: a title that depends on the state (a round number, which
+    # question of the kind it is), or None to use `titles`.
+    title_of: Callable[[Game, ActionSpec], Msg | None] | None = None
+    # Telegram: the lines of a question that has no context lines of its own
+    # (`Rules.ask` gives none), in place of its title; empty for none.
+    question_lines: Callable[[Game, ActionSpec], tuple[Msg, ...]] | None = None
+    # Telegram: a field's heading, by (kind, field).
+    headings: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    # Telegram: a heading that names the card being given or played, by
+    # (kind, field): its msgid has a {card}.
+    card_headings: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    # Telegram: kinds whose one button names the card it plays ("Play: Spy").
+    card_buttons: frozenset[str] = frozenset()
+    # Cards (plot or mission cards) by their id: their names, on every channel.
+    card_names: Mapping[str, str] = field(default_factory=dict)
+    # Telegram: a value's words on a button (a job, a secret action).
+    value_labels: Mapping[str, str] = field(default_factory=dict)
+    # SMS: an action kind's name, where the generic one would not do.
+    sms_kind_names: Mapping[str, str] = field(default_factory=dict)
+    # SMS: a value's word in a menu (short: a text costs per segment).
+    sms_value_words: Mapping[str, str] = field(default_factory=dict)
+    # SMS: the shorter form of a game text every player gets every round, by
+    # the full text's msgid (same parameters, fewer words).
+    short_forms: Mapping[str, Msg] = field(default_factory=dict)
+    # SMS: a private line's msgid -> the public line's msgid it says all of.
+    supersedes: Mapping[str, str] = field(default_factory=dict)
+
+
+class Translator(Protocol):
+    """The TV page's texts in one language (adapters/tv/screens.py `Tr`): page
+    labels by key, their plurals by key, and any msgid as it comes."""
+
+    lang: str
+
+    def t(self, key: str, **params: Any) -> str: ...
+
+    def n(self, key: str, n: int) -> str: ...
+
+    def core(self, text: Msg | str) -> str: ...
+
+
+@dataclass(frozen=True)
+class TvScreen:
+    """The game's TV screen: `template` (a name under adapters/tv/templates)
+    rendered with the page's common values and `build(view, tr, name_of)`,
+    `tr` the page's translator (its `t`, `n` and `core`)."""
+
+    template: str
+    build: Callable[[dict[str, Any], Translator, Callable[[str | None], str]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class GameDefinition:
+    """One game: its rules and all the rest of the system needs to know of it."""
+
+    rules: Rules
+    words: Words
+    tv: TvScreen | None = None
+    # A private channel for the game's team (the Traitors' night chat): what a
+    # player writes privately is relayed by `relay(game, player, text)`, which
+    # returns the events to deliver or a refusal.
+    relay: Callable[[Game, str, str], Any] | None = None
+    # The newest vote's tally with every voter's name (what SMS VOTES
+    # answers), for a game whose tallies an SMS gives as counts; else None.
+    last_tally: Callable[[Game], Msg | None] | None = None
+    # What each option is for, one line each (the guide and `/set` help).
+    option_help: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return self.rules.kind
+
+    @property
+    def domain(self) -> str:
+        """The game's i18n domain: its package's catalogs (docs/translating.md)."""
+        return self.rules.kind
+
+    @property
+    def min_players(self) -> int:
+        return self.rules.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.rules.max_players
+
+    @property
+    def team_channel(self) -> bool:
+        return self.relay is not None
+
+    def options(self) -> tuple[OptionInfo, ...]:
+        """Every option with its type, default, limit and one-line help."""
+        limits = limits_of(self.rules)
+        return tuple(
+            OptionInfo(name, type(value), value, limits.get(name), self.option_help.get(name, ""))
+            for name, value in self.rules.default_options().items()
+        )

@@ -1,0 +1,84 @@
+"""Station's words: what the channels and the TV page say of it besides
+what its rules say (its definition, `GAME` in __init__.py: gameflow/core/definition.py).
+
+The words here are Station's own: a question's title and headings on Telegram,
+the jobs and secret actions on a button or in an SMS menu, and the shorter SMS
+forms of the texts every player gets every round.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from gameflow.core.definition import Words
+from gameflow.core.legal import ActionSpec
+from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.games.station import texts
+from gameflow.games.station.actions import Choose
+
+ROUND_CHOICE: Final = N_("Round {round}: make your choice.")
+
+
+def _title(game: Game, spec: ActionSpec) -> Msg | None:
+    if spec.kind == Choose.kind:
+        return msg(ROUND_CHOICE, round=game.phase.round)
+    return None
+
+
+def _question(game: Game, spec: ActionSpec) -> tuple[Msg, ...]:
+    """A choice's lines: the round, then the round's plans as the player sees them."""
+    if spec.kind != Choose.kind:
+        return ()
+    plans = tuple(
+        msg(
+            N_("Plan {plan}: reward {reward}, outside {outside}, radio {radio}"),
+            plan=i + 1,
+            reward=p.reward,
+            outside=p.outside,
+            radio=p.radio,
+        )
+        for i, p in enumerate(game.rules.plans)
+    )
+    return (msg(ROUND_CHOICE, round=game.phase.round), *plans)
+
+
+WORDS: Final = Words(
+    name=N_("Station"),
+    aliases=("station", "stasjon", "stasjonen", "stanica"),
+    send_labels={"choose": texts.LABELS["send_choice"]},
+    titles={"vote": N_("Vote: who sits out the next round?")},
+    title_of=_title,
+    question_lines=_question,
+    headings={("vote", "for"): N_("Vote a player out of the next round:")},
+    value_labels={
+        **texts.JOB_NAMES,
+        "sabotage": texts.LABELS["sabotage"],
+        "trap": texts.LABELS["trap"],
+    },
+    sms_value_words={
+        **texts.JOB_NAMES,
+        "sabotage": N_("sabotage"),
+        "trap": N_("trap"),
+    },
+    short_forms={
+        texts.ROUND_OF: Msg(N_("Round {round}/{rounds}: {mission}.")),
+        texts.SITS_OUT: Msg(N_("{name} sits out the next round.")),
+        texts.CARD_GUARDS: nmsg(
+            "Card: plan {plan} needs {n} guard.", "Card: plan {plan} needs {n} guards.", 1
+        ),
+        texts.TRAP_CARD: Msg(
+            N_(
+                "Trap card: {victim}. Partner them on the winning plan, you on guard, they on {job}."
+            )
+        ),
+        texts.INFILTRATOR_CARD: Msg(
+            N_(
+                "You are an INFILTRATOR ({profession}). Infiltrators: {names}. "
+                "Damage the station unseen."
+            )
+        ),
+    },
+    # The voted-out player's own «You sit out…» says all the table's «Bo sits out…» does.
+    supersedes={texts.YOU_SIT_OUT: texts.SITS_OUT},
+)
