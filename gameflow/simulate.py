@@ -16,7 +16,9 @@ table's would, and a phase nobody acts in ends at its deadline.
   `gameflow.games.traitors.reason`; the traitors' win rate, the final day each
   size played (`--final-day`, default from the table size) and the mean pot.
 
-Resistance and Traitors take `--option NAME=VALUE` (any option of the game, as
+Each game's definition names its simulator (gameflow/core/definition.py
+`Simulator`): Station's table is here, the Resistance's and the Traitors' in
+their packages' balance.py. Resistance and Traitors take `--option NAME=VALUE` (any option of the game, as
 a host sets it); progress goes to stderr on long runs (`--quiet` turns it
 off). The same command prints the same table. Everything here is pure except `main` and `run`, which print (and read
 the clock once for the total time).
@@ -28,11 +30,11 @@ import argparse
 import json
 import math
 import sys
-import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, NamedTuple, TextIO
 
 from gameflow.core import actions as A
+from gameflow.core import registry
 from gameflow.core.engine import apply, legal, new_game
 from gameflow.core.events import Event
 from gameflow.core.legal import ActionSpec
@@ -260,74 +262,6 @@ def _quiet(games: int = 1) -> None:
     """No progress (tests, and `--quiet`)."""
 
 
-def resistance_table(
-    counts: Sequence[int],
-    games: int,
-    seed: str,
-    *,
-    bots: str = "reasoning",
-    plots: Sequence[bool] = (True, False),
-    options: Mapping[str, Any] | None = None,
-    progress: Callable[[int], None] = _quiet,
-) -> str:
-    """The spies' win rate per player count, plot cards on and off, with the
-    `bots` policy ("reasoning", "simple" or "random") at every seat."""
-    from gameflow.games.resistance.bots import POLICIES, spy_win_rates
-
-    base = int(seed) if seed.isdigit() else zlib.crc32(seed.encode("utf-8"))
-    lines = [
-        "| players | games | plot cards | spy win % | 95% CI | resistance win % |",
-        "|---:|---:|---|---:|---|---:|",
-    ]
-    for on in plots:
-        opts = {**(options or {}), "plot_cards": on}
-        rates = spy_win_rates(counts, games, base, opts, POLICIES[bots], progress)
-        for n in counts:
-            wins = round(rates[n] * games)
-            low, high = wilson(wins, games)
-            lines.append(
-                f"| {n} | {games} | {'on' if on else 'off'} | {100 * rates[n]:.1f} | "
-                f"{100 * low:.1f}–{100 * high:.1f} | {100 - 100 * rates[n]:.1f} |"
-            )
-    return "\n".join(lines)
-
-
-def traitors_table(
-    counts: Sequence[int],
-    games: int,
-    seed: str,
-    *,
-    options: Mapping[str, Any] | None = None,
-    bots: str = "reasoning",
-    progress: Callable[[int], None] = _quiet,
-) -> tuple[str, int]:
-    """The traitors' win rate per table size (with the final day each size
-    played, the mean last day and pot); and the bot actions the engine refused."""
-    from gameflow.games.traitors.bots import traitor_win_rates
-
-    lines = [
-        "| players | final day | games | traitor win % | 95% CI | loyal win % | mean pot |",
-        "|---:|---:|---:|---:|---|---:|---:|",
-    ]
-    refused = 0
-    results = traitor_win_rates(counts, games, seed, dict(options or {}), bots, progress)
-    for n, rows in results.items():
-        wins = sum(1 for r in rows if r.winner == "traitors")
-        low, high = wilson(wins, games)
-        refused += sum(r.refused for r in rows)
-        days = sorted({r.final_day for r in rows})
-        lines.append(
-            f"| {n} | {'/'.join(str(d) for d in days)} | {games} | {100 * wins / games:.1f} | "
-            f"{100 * low:.1f}–{100 * high:.1f} | {100 - 100 * wins / games:.1f} | "
-            f"{sum(r.pot for r in rows) / games:.0f} |"
-        )
-    return "\n".join(lines), refused
-
-
-_RANGES: Final = {"resistance": ("Resistance", 5, 10), "traitors": ("Traitors", 6, 24)}
-DEFAULT_PLAYERS: Final = {"station": "5-15", "resistance": "5-10", "traitors": "6-24"}
-
-
 def parse_option(text: str) -> tuple[str, Any]:
     """ "final_day=8" -> ("final_day", 8): JSON values (numbers, true/false), else text."""
     name, sep, raw = text.partition("=")
@@ -340,20 +274,25 @@ def parse_option(text: str) -> tuple[str, Any]:
     return name.strip(), value
 
 
-def _ranged(
+def ranged(
     game: str,
+    title: str,
+    lo: int,
+    hi: int,
     players: str,
     games: int,
     seed: str,
-    options: Mapping[str, Any],
     bots: str,
-    plots: Sequence[bool],
+    options: Mapping[str, Any],
     progress: bool,
+    make: Callable[[list[int], Callable[[int], None]], tuple[str, int | None]],
+    per_count: int = 1,
 ) -> int:
-    """Resistance and Traitors: the table for a range of player counts."""
+    """A game's table for a range of player counts (`title` takes `lo` to `hi`
+    players): `make(counts, tick)` gives the table and the bot actions the
+    engine refused (None: not counted), `per_count` tables of `games` each."""
     import time  # the one clock read, for the report line; the games never see it
 
-    title, lo, hi = _RANGES[game]
     try:
         counts = [int(x) for x in _counts(players or f"{lo}-{hi}")]
     except ValueError as exc:
@@ -363,17 +302,9 @@ def _ranged(
         print(f"simulate: {title} takes {lo} to {hi} players and at least one game")
         return 2
     began = time.perf_counter()
-    refused: int | None = None
-    runs = len(counts) * games * (len(plots) if game == "resistance" else 1)
+    runs = len(counts) * games * per_count
     tick: Callable[[int], None] = Progress(runs, f"simulate {game}") if progress else _quiet
-    if game == "resistance":
-        text = resistance_table(
-            counts, games, seed, bots=bots, plots=plots, options=options, progress=tick
-        )
-    else:
-        text, refused = traitors_table(
-            counts, games, seed, options=options, bots=bots, progress=tick
-        )
+    text, refused = make(counts, tick)
     print(text)
     told = "" if refused is None else f"bot actions refused: {refused}; "
     extra = "".join(f", {k}={v}" for k, v in sorted(options.items()))
@@ -396,14 +327,37 @@ def main(
     progress: bool = False,
 ) -> int:
     """The CLI: print the table and the total time. Exit 2 on bad arguments.
-    `options` are the game's own options (Traitors: final_day, recruit, ...)."""
-    import time  # the one clock read, for the report line; the games never see it
-
-    if game in _RANGES:
-        return _ranged(game, players, games, seed, dict(options or {}), bots, plots, progress)
-    if game != "station":
+    `options` are the game's own options (Traitors: final_day, recruit, ...).
+    Each game's definition holds its simulator (gameflow/core/definition.py)."""
+    found = registry.find(game)
+    if found is None or found.simulator is None:
         print(f"simulate: no bots for {game!r}")
         return 2
+    return found.simulator.run(
+        players,
+        games,
+        seed,
+        options=dict(options or {}),
+        bots=bots,
+        plots=plots,
+        progress=progress,
+    )
+
+
+def station(
+    players: str,
+    games: int,
+    seed: str,
+    *,
+    options: Mapping[str, Any],
+    bots: str,
+    plots: Sequence[bool],
+    progress: bool,
+) -> int:
+    """Station's table: the scripted bots (`options`, `bots` and `plots` are
+    not Station's)."""
+    import time  # the one clock read, for the report line; the games never see it
+
     try:
         counts = parse_players(players)
     except ValueError as exc:
@@ -430,7 +384,7 @@ def main(
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The `muldvarp simulate` arguments (bots/cli.py hands them to `run`)."""
-    p.add_argument("game", choices=["station", "resistance", "traitors"])
+    p.add_argument("game", choices=[g.kind for g in registry.all_games() if g.simulator])
     p.add_argument(
         "--players", help="a count or a range such as 5-15 (default: the game's whole range)"
     )
@@ -463,6 +417,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
+def _default_players(game: str) -> str:
+    sim = registry.get(game).simulator
+    return sim.players if sim is not None else ""
+
+
 def run(args: argparse.Namespace) -> int:
     """`muldvarp simulate`: parse the options and print the table."""
     try:
@@ -471,14 +430,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"simulate: {exc}")
         return 2
     if args.final_day is not None:
-        if args.game != "traitors" or args.final_day < 1:
+        sim = registry.get(args.game).simulator
+        if sim is None or "final_day" not in sim.extra or args.final_day < 1:
             print("simulate: --final-day is for Traitors, and at least 1")
             return 2
         options["final_day"] = args.final_day
     plots = {"both": (True, False), "on": (True,), "off": (False,)}[args.plot_cards]
     return main(
         args.game,
-        args.players or DEFAULT_PLAYERS[args.game],
+        args.players or _default_players(args.game),
         args.games,
         args.seed,
         options=options,

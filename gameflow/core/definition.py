@@ -2,8 +2,8 @@
 
 The engine asks a game's `Rules`; the channels, the TV page, the simulator and
 the catalogs ask the rest: its name and SMS words in every language, the words
-of its questions and values, its short SMS forms, its TV screen and its i18n
-domain. Each game package exports one `GameDefinition`, and the
+of its questions and values, its short SMS forms, its TV screen, its balance
+simulator and its i18n domain. Each game package exports one `GameDefinition`, and the
 composition root registers it (`gameflow.core.registry`), so no module outside
 a game's package branches on its kind, and the core imports no game.
 The channel-specific parts are plain data or loosely typed callables: the core
@@ -107,12 +107,25 @@ class TvScreen:
 
 
 @dataclass(frozen=True)
+class Simulator:
+    """`muldvarp simulate GAME` (gameflow/simulate.py): `run(players, games,
+    seed, *, options, bots, plots, progress)` prints the game's balance table
+    and returns the exit code; `players` is the default range ("5-10");
+    `extra` names the game's own command-line options ("final_day")."""
+
+    players: str
+    run: Callable[..., int]
+    extra: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class GameDefinition:
     """One game: its rules and all the rest of the system needs to know of it."""
 
     rules: Rules
     words: Words
     tv: TvScreen | None = None
+    simulator: Simulator | None = None
     # A private channel for the game's team (the Traitors' night chat): what a
     # player writes privately is relayed by `relay(game, player, text)`, which
     # returns the events to deliver or a refusal.
