@@ -14,6 +14,7 @@ import gettext
 import io
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Final
 
 from babel.messages.mofile import write_mo
@@ -22,7 +23,30 @@ from babel.messages.pofile import read_po
 from gameflow.core.text import Msg, Param
 
 LANGUAGES: Final = ("nb", "sr", "en")
-DOMAINS: Final = ("core", "station", "resistance", "traitors", "chat", "tv", "telegram", "sms")
+
+
+def game_domains() -> tuple[str, ...]:
+    """Each game's own domain: one a package under gameflow/games, named as
+    the package (its definition's `domain`), so a new game needs no line here."""
+    games = resources.files("gameflow").joinpath("games")
+    return tuple(
+        sorted(
+            p.name
+            for p in games.iterdir()
+            if p.is_dir() and not p.name.startswith("_") and _is_package(p)
+        )
+    )
+
+
+def _is_package(folder: Traversable) -> bool:
+    """A folder with an `__init__` module (source, or compiled in a wheel)."""
+    return any(
+        f.name.startswith("__init__.") and not f.name.endswith(".pyc") for f in folder.iterdir()
+    )
+
+
+# The core's, the games', then the adapters' domains.
+DOMAINS: Final = ("core", *game_domains(), "chat", "tv", "telegram", "sms")
 
 
 @cache
