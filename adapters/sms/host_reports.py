@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from adapters.sms import render as R
 from adapters.sms.directory import Directory, is_sms
@@ -21,6 +22,7 @@ from gameflow.core.state import Game
 from gameflow.core.text import Msg, msg
 from gameflow.i18n import render
 from service.games import GameNotFound, GameService
+from service.outbox import OutboxMessage
 from service.ports import GameStore
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,10 @@ class HostReports:
     composer: SmsComposer
     host_hook: HostHook | None
     clock: Callable[[], float]
+
+    if TYPE_CHECKING:  # provided by inbound.Gateway
+
+        async def appended(self, game_id: str, messages: list[OutboxMessage]) -> None: ...
 
     async def roster(self, game: Game) -> str:
         """The players, SMS ones with a masked number ("Åse *67"; STOP if they
@@ -61,7 +67,7 @@ class HostReports:
         if is_sms(game.host) and (await self.directory.reachable([game.host])):
             lines = [render(text, game.lang)]
             messages = self.composer.messages(game, game.host, lines, False, f"h:{key}")
-            await self.store.append_outbox(game.id, messages)
+            await self.appended(game.id, messages)
             sent = True
         if not sent and self.host_hook is not None:
             await self.host_hook(game, text)

@@ -8,11 +8,15 @@ acknowledged. A redelivered MessageSid runs through again with its replies
 suppressed: the service's idempotency key makes the action apply once, and a
 first delivery that crashed or failed halfway is completed.
 
-Replies to a phone in a game go into the game's durable outbox
-(`append_outbox`, keyed by the inbound MessageSid), written before Twilio
-hears back: so a reply and the texts the transition caused keep their order,
-and a worker killed after answering Twilio still sends it. A reply to a phone
-in no game goes out through the in-memory queue (at most once). Answers are
+The reply to an input that commits (a join's welcome, a command's «OK.») is
+decided in that commit: the service hands the composer the input's `Origin`
+(its MessageSid), and the composer writes the reply into the outbox with the
+texts the transition causes, in the same atomic step. So a worker killed
+between the commit and answering Twilio can't lose it, and it leaves as soon
+as the commit's texts do. A refused or read-only input commits nothing: its
+reply goes into the game's outbox (`append_outbox`, keyed by the MessageSid)
+before Twilio hears back, and wakes this worker's delivery at once. A reply
+to a phone in no game goes out through the in-memory queue (at most once). Answers are
 read against the current state's question; a number is refused while that
 question's menu is still on its way to the player (see `_answer`). What a
 player was last texted, and how their last question closed (answered, or
@@ -38,9 +42,9 @@ from adapters.sms.notifier import (
     CLOSED,
     SentSheets,
     SmsComposer,
-    live,
+    reply_key,
+    reply_lines,
     split,
-    texted,
 )
 from adapters.sms.notifier import (
     ATTR as SHEETS,
@@ -57,7 +61,8 @@ from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
 from gameflow.i18n import render
 from service.compose import Origin
-from service.games import GameNotFound, GameService
+from service.games import GameNotFound, GameService, Outcome
+from service.outbox import OutboxMessage
 from service.ports import GameStore
 
 log = logging.getLogger(__name__)
@@ -108,6 +113,7 @@ class Gateway(HostReports):
         host_hook: HostHook | None = None,
         tv_link: TvLink | None = None,
         clock: Callable[[], float] = time.time,
+        wake: Callable[[str], None] | None = None,
     ) -> None:
         self.service = service
         self.store: GameStore = service.store
@@ -119,6 +125,8 @@ class Gateway(HostReports):
         self.host_hook = host_hook
         self.tv_link = tv_link
         self.clock = clock
+        # The delivery's wake-up: a reply appended with no commit leaves at once.
+        self.wake = wake
 
     def player_of(self, phone: str) -> str:
         return player_id(phone, self.settings.id_key)
@@ -171,7 +179,7 @@ class Gateway(HostReports):
                 lines = self.composer.messages(
                     game, player, ["\n".join(say)], True, f"r:{sid}", sheet=say.sheet
                 )
-                await self.store.append_outbox(game.id, lines)
+                await self.appended(game.id, lines)
             else:
                 await self.reply(phone, "\n".join(say), lang=lang, secret=True, player=player)
 
@@ -339,15 +347,15 @@ class Gateway(HostReports):
             say.append(R.t(R.IN_ANOTHER, lang))
             return
         await self.directory.set_phone(player, phone, game_id)
-        outcome = await self.service.submit(game_id, A.Join(player, None, name), key=sid)
+        origin = Origin(player, CHANNEL, reply=sid, code=code)
+        outcome = await self.service.submit(
+            game_id, A.Join(player, None, name), key=sid, origin=origin
+        )
         if outcome.rejected is not None:
             say.append(render(outcome.rejected.message, outcome.game.lang))
             return
         await self.store.bind(phone, game_id, player)
-        joined = outcome.game
-        seat = joined.seat(player)
-        shown = joined.names[seat] if seat >= 0 else name
-        say.append(R.t(R.WELCOME, joined.lang, name=shown, code=code))
+        self._unless_carried(outcome, origin, say)  # the welcome
 
     async def _answer(self, sid: str, body: str, game: Game, player: str, say: Say) -> None:
         """Read `body` against the player's question in the current state.
@@ -412,8 +420,10 @@ class Gateway(HostReports):
         answer: bool = False,
     ) -> None:
         # An answer's echo («Choice locked…») is not texted in a live game (see
-        # adapters.sms.notifier): the composer learns who is answering here.
-        origin = Origin(player, CHANNEL, game.phase.seq) if answer else None
+        # adapters.sms.notifier): the composer learns who is answering here,
+        # and writes the reply to the input with its commit (`reply_lines`).
+        seq = game.phase.seq if answer else None
+        origin = Origin(player, CHANNEL, seq, reply=sid)
         outcome = await self.service.submit(game.id, action, key=sid, origin=origin)
         after = outcome.game
         if outcome.rejected is not None:
@@ -421,14 +431,28 @@ class Gateway(HostReports):
             sh = S.sheet(after, player)
             if sh is not None:  # what may be answered instead
                 say.ask(after, sh)
-        elif (
-            outcome.accepted
-            and not texted(outcome.messages, player)
-            and (not answer or not live(after))
-        ):
-            # The commit texted the sender nothing: a host action is confirmed;
-            # an answer only in a campaign (a live game's next text is minutes away).
-            say.append(R.t(R.OK, after.lang))
+        else:
+            self._unless_carried(outcome, origin, say)
+
+    @staticmethod
+    def _unless_carried(outcome: Outcome, origin: Origin, say: Say) -> None:
+        """An accepted input's reply, when its commit does not carry it (no
+        SMS composer, or one that failed and recovered): said as before, after
+        the commit. A duplicate's was written by the commit that applied it."""
+        if not outcome.accepted:
+            return
+        prefix = reply_key(origin) + ":"
+        if any(m.channel == CHANNEL and m.key.startswith(prefix) for m in outcome.messages):
+            return
+        say.extend(reply_lines(outcome.game, origin, outcome.messages))
+
+    async def appended(self, game_id: str, messages: list[OutboxMessage]) -> None:
+        """`messages` into the game's outbox with no commit (a refusal's
+        reply, a report to the host), and this worker's delivery woken for
+        them: they leave now, not at the delivery's next look."""
+        await self.store.append_outbox(game_id, messages)
+        if self.wake is not None:
+            self.wake(game_id)
 
     # -- status and the host -----------------------------------------------------------
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -81,6 +81,32 @@ def answering(origin: Origin | None) -> Origin | None:
     if origin is None or origin.channel != CHANNEL or origin.seq is None:
         return None
     return origin
+
+
+def replied(origin: Origin | None) -> Origin | None:
+    """The SMS input whose reply its commit carries (keyed by its MessageSid)."""
+    if origin is None or origin.channel != CHANNEL or origin.reply is None:
+        return None
+    return origin
+
+
+def reply_lines(game: Game, origin: Origin, messages: Sequence[OutboxMessage]) -> list[str]:
+    """What an accepted SMS input is answered, given the messages its commit
+    texts (`game`: the state after it): a join is welcomed; a command that
+    texted its sender nothing is confirmed, an answer only in a campaign (a
+    live game's next text is minutes away); else nothing."""
+    if origin.code is not None:
+        seat = game.seat(origin.player)
+        name = game.names[seat] if seat >= 0 else ""
+        return [R.t(R.WELCOME, game.lang, name=name, code=origin.code)]
+    if texted(tuple(messages), origin.player) or (origin.seq is not None and live(game)):
+        return []
+    return [R.t(R.OK, game.lang)]
+
+
+def reply_key(origin: Origin) -> str:
+    """The key prefix of the reply to an SMS input: its MessageSid's."""
+    return f"r:{origin.reply}"
 
 
 def live(game: Game) -> bool:
@@ -367,7 +393,7 @@ class SmsComposer:
         origin: Origin | None = None,
     ) -> list[OutboxMessage]:
         people = recipients(after)
-        if not people:
+        if not people and replied(origin) is None:
             return []
         public = self.settings.announce != "private"
         actor = answering(origin)
@@ -399,6 +425,13 @@ class SmsComposer:
             for who in people:
                 payload = {"player": who, "link": True, "lang": after.lang}
                 out.append(OutboxMessage(CHANNEL, f"{after.version}:{who}:link", payload))
+        sms = replied(origin)
+        if sms is not None:
+            # the reply to the input, in its commit: a worker killed before
+            # answering Twilio can't lose it, and it leaves with the commit
+            lines = reply_lines(after, sms, out)
+            if lines:
+                out += self.messages(after, sms.player, ["\n".join(lines)], True, reply_key(sms))
         return out
 
     def recover(self, after: Game) -> list[OutboxMessage]:

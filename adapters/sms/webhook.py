@@ -126,6 +126,7 @@ def create_sms(
         host_hook=host_hook,
         tv_link=tv_link,
         clock=service.clock,
+        wake=delivery.wake,
     )
     sender.on_failed = gateway.on_failed
     if register and composer not in service.composers:
