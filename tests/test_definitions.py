@@ -110,6 +110,8 @@ def test_every_game_is_registered_once_with_all_it_needs() -> None:
         assert game.simulator is None or game.simulator.players
         for option in game.options():
             assert isinstance(option.default, option.type), option
+            assert option.help, (game.kind, option.name)
+        assert set(game.option_help) <= {o.name for o in game.options()}, game.kind
 
 
 def test_the_games_words_are_in_their_own_catalogs() -> None:

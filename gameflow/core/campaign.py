@@ -94,6 +94,17 @@ def campaign_options(windows: dict[str, str], *, pacing: str = FAST) -> dict[str
     }
 
 
+# One line each on the shared options, for a game's `option_help`
+# (gameflow/core/definition.py); a window option's line is the game's.
+CAMPAIGN_HELP: Final = {
+    "pacing": "fast: a game in one sitting, phases on timers; campaign: a round a day",
+    "timezone": "the campaign calendar's time zone (an IANA name)",
+    "quiet_hours": "HH:MM-HH:MM in which no deadline falls; empty: none",
+    "campaign_reminder_before": "seconds before a campaign deadline the reminder goes",
+    "campaign_auto_advance": "a campaign phase ends early once everyone has answered",
+}
+
+
 def campaign_limits(windows: Iterable[str]) -> dict[str, Limit]:
     """The limits (gameflow.core.options) of the options `campaign_options`
     gives, `windows` being the names of the window options."""

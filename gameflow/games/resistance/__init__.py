@@ -19,7 +19,7 @@ from gameflow.core.text import Msg
 from gameflow.games.resistance import flow, inputs, pacing, plots, tv, views
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 from gameflow.games.resistance.cards import DECKS
-from gameflow.games.resistance.words import WORDS
+from gameflow.games.resistance.words import OPTION_HELP, WORDS
 
 
 class StepError(ValueError):
@@ -212,6 +212,7 @@ def _simulate(*args: Any, **kw: Any) -> int:
 GAME: Final = GameDefinition(
     rules=RESISTANCE,
     words=WORDS,
+    option_help=OPTION_HELP,
     simulator=Simulator("5-10", _simulate),
     tv=TvScreen("resistance.html", tv.build),
 )

@@ -10,10 +10,34 @@ from __future__ import annotations
 
 from typing import Final
 
+from gameflow.core.campaign import CAMPAIGN_HELP
 from gameflow.core.definition import Words
 from gameflow.core.text import N_
 from gameflow.games.resistance.cards import CARDS
 from gameflow.games.resistance.texts import CARD_TEXT
+
+# One line on each option (docs/rules/resistance.md has the details).
+OPTION_HELP: Final = {
+    "proposal_seconds": "seconds for the leader's proposal (fast pacing)",
+    "vote_seconds": "seconds for the vote on the team (fast pacing)",
+    "mission_seconds": "seconds for the mission (fast pacing)",
+    "reminder_before": "seconds before a deadline the reminder goes",
+    "auto_advance": "a phase ends early once everyone has answered",
+    "plot_cards": "the plot cards are in play",
+    "plot_deck": "auto, full or reduced: which plot cards are dealt",
+    "heroes": "the hero add-on",
+    "hero_cards": "the host's own hero cards, one per line; empty: the shipped list",
+    "spies": "how many spies; 0: by the table in the rules",
+    "double_fail": "mission 4 needs two fail cards with 7 or more players",
+    "max_rejections": "rejected teams in a row that win the game for the spies",
+    **CAMPAIGN_HELP,
+    **{
+        f"campaign_{step}_{n}": f"campaign: the clock time the day's {step} window {n} closes"
+        for n in (1, 2, 3)
+        for step in ("proposal", "vote")
+    },
+    "campaign_mission": "campaign: the clock time the mission closes",
+}
 
 WORDS: Final = Words(
     name=N_("Resistance"),

@@ -21,7 +21,7 @@ from gameflow.games.station import flow, inputs, pacing, tv, views
 from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import REVEAL_ALL, REVEAL_PLAYED
 from gameflow.games.station.tally import last_tally
-from gameflow.games.station.words import WORDS
+from gameflow.games.station.words import OPTION_HELP, WORDS
 
 
 class StepError(ValueError):
@@ -178,6 +178,7 @@ def _simulate(*args: Any, **kw: Any) -> int:
 GAME: Final = GameDefinition(
     rules=STATION,
     words=WORDS,
+    option_help=OPTION_HELP,
     simulator=Simulator("5-15", _simulate),
     tv=TvScreen("station.html", tv.build),
     last_tally=last_tally,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from gameflow.core.campaign import CAMPAIGN_HELP
 from gameflow.core.definition import Words
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
@@ -18,6 +19,24 @@ from gameflow.games.station import texts
 from gameflow.games.station.actions import Choose
 
 ROUND_CHOICE: Final = N_("Round {round}: make your choice.")
+
+# One line on each option (docs/rules/station.md has the details).
+OPTION_HELP: Final = {
+    "mission_seconds": "seconds for the mission (fast pacing)",
+    "discussion_seconds": "seconds for the result and discussion (fast pacing)",
+    "vote_seconds": "seconds for the vote (fast pacing)",
+    "reminder_before": "seconds before a deadline the reminder goes",
+    "auto_advance": "a phase ends early once everyone has answered",
+    "open_votes": "who voted for whom is announced after each vote",
+    "traps": "infiltrators may set traps",
+    "infiltrators": "how many infiltrators; 0: by the table in the rules",
+    "reveal_guards": "after a mission, the guards needed of the played plan or of all three",
+    "sms_vote_names": "an SMS tally names the voters every round (else counts; VOTES names)",
+    **CAMPAIGN_HELP,
+    "campaign_mission": "campaign: the clock time the mission closes",
+    "campaign_discussion": "campaign: the clock time the discussion closes",
+    "campaign_vote": "campaign: the clock time the vote closes",
+}
 
 
 def _title(game: Game, spec: ActionSpec) -> Msg | None:

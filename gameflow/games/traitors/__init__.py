@@ -49,7 +49,7 @@ from gameflow.games.traitors.state import (
     Traitors,
 )
 from gameflow.games.traitors.views import chat_with, gm_view
-from gameflow.games.traitors.words import WORDS
+from gameflow.games.traitors.words import OPTION_HELP, WORDS
 
 
 class StepError(ValueError):
@@ -260,6 +260,7 @@ def _simulate(*args: Any, **kw: Any) -> int:
 GAME: Final = GameDefinition(
     rules=TRAITORS,
     words=WORDS,
+    option_help=OPTION_HELP,
     simulator=Simulator("6-24", _simulate, ("final_day",)),
     tv=TvScreen("traitors.html", tv.build),
     relay=relay,

@@ -9,10 +9,42 @@ from __future__ import annotations
 
 from typing import Final
 
+from gameflow.core.campaign import CAMPAIGN_HELP
 from gameflow.core.definition import Words
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg
+
+# One line on each option (docs/rules/traitors.md has the details).
+OPTION_HELP: Final = {
+    **CAMPAIGN_HELP,
+    "missions": "host, builtin, relay or chests: who runs the day's mission, and which",
+    "dagger": "the dagger is in play",
+    "dagger_with_shield": "the dagger lies in the shield's box (the shield's winner holds it)",
+    "second_tie_excludes_all": "a re-vote that ties again excludes every player it was over",
+    "recruit": "the traitors may recruit a loyal player",
+    "death_list": "the death list is in play",
+    "final_day": "the day of the final round table; 0: by the table size",
+    "traitors": "how many traitors; 0: by the table in the rules",
+    "death_list_size": "names on the death list",
+    "plea_seconds": "seconds a tied player has for their plea",
+    "campaign_breakfast": "campaign: breakfast, the clock time the night ends",
+    "campaign_shield_room": "campaign: the clock time the mission ends and the shield room opens",
+    "campaign_roundtable": "campaign: the clock time the round table opens",
+    "campaign_roundtable_end": "campaign: the clock time the round table closes",
+    "campaign_night": "campaign: the clock time the night begins",
+    "campaign_revote": "campaign: seconds for a re-vote",
+    "campaign_end_vote": "campaign: seconds for the final's end vote",
+    "campaign_first_mission": "campaign: seconds day 1's mission needs, else day 1 is the next",
+    "fast_mission": "seconds for the mission (fast pacing)",
+    "fast_shield_room": "seconds for the shield room (fast pacing)",
+    "fast_roundtable": "seconds for the round table (fast pacing)",
+    "fast_revote": "seconds for a re-vote (fast pacing)",
+    "fast_night": "seconds for the night (fast pacing)",
+    "fast_end_vote": "seconds for the final's end vote (fast pacing)",
+    "reminder_before": "seconds before a deadline the reminder goes",
+    "auto_advance": "a phase ends early once everyone has answered (fast pacing)",
+}
 
 
 def _title(game: Game, spec: ActionSpec) -> Msg | None:
