@@ -14,15 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from gameflow.core.legal import ActionSpec
 from gameflow.core.options import Limit, limits_of
+from gameflow.core.rules import Rules
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
-
-if TYPE_CHECKING:
-    from gameflow.core.rules import Rules
 
 
 class OptionInfo(NamedTuple):

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from gameflow.core import registry
 from gameflow.core.actions import Action
 from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted, Rejected
@@ -107,8 +106,12 @@ class Rules(Protocol):
 
 def rules_for(kind: str) -> Rules:
     """The rules of the registered game `kind` (KeyError for an unknown one)."""
+    from gameflow.core import registry  # which imports the definitions, which import Rules
+
     return registry.get(kind).rules
 
 
 def known_games() -> tuple[str, ...]:
+    from gameflow.core import registry
+
     return tuple(sorted(d.kind for d in registry.all_games()))
