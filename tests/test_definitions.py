@@ -102,7 +102,7 @@ def test_every_game_is_registered_once_with_all_it_needs() -> None:
     for game in GAMES:
         assert isinstance(game, GameDefinition)
         assert game.domain in DOMAINS, game.kind
-        assert game.rules.min_players <= game.rules.max_players
+        assert game.players and game.players[0] == game.rules.min_players
         assert isinstance(game.rules.windows, tuple)
         assert game.words.aliases and all(a == a.lower() for a in game.words.aliases)
         assert render(game.words.name, "nb") != "" and render(game.words.name, "en")

@@ -12,6 +12,7 @@ stays free of adapters, and an adapter reads what it needs by field name.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
@@ -104,6 +105,17 @@ class TvScreen:
     build: Callable[[dict[str, Any], Translator, Callable[[str | None], str]], dict[str, Any]]
 
 
+def lazy(path: str) -> Callable[..., Any]:
+    """The function at `path` ("package.module:name"), imported when first
+    called: a definition names its bots without loading them."""
+    module, _, name = path.partition(":")
+
+    def call(*args: Any, **kw: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kw)
+
+    return call
+
+
 @dataclass(frozen=True)
 class Simulator:
     """`muldvarp simulate GAME` (gameflow/simulate.py): `run(players, games,
@@ -144,15 +156,13 @@ class GameDefinition:
         return self.rules.kind
 
     @property
-    def min_players(self) -> int:
-        return self.rules.min_players
-
-    @property
-    def max_players(self) -> int:
-        return self.rules.max_players
+    def players(self) -> range:
+        """How many players the game takes (its rules' range)."""
+        return range(self.rules.min_players, self.rules.max_players + 1)
 
     @property
     def team_channel(self) -> bool:
+        """Whether the game has a private channel for a team (`relay`)."""
         return self.relay is not None
 
     def options(self) -> tuple[OptionInfo, ...]:

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from gameflow.core.actions import Action
 from gameflow.core.campaign import campaign_limits
-from gameflow.core.definition import GameDefinition, Simulator, TvScreen
+from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span, text
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
@@ -199,20 +199,12 @@ __all__ = [
 ]
 
 
-def _simulate(*args: Any, **kw: Any) -> int:
-    """`muldvarp simulate resistance` (its bots are imported only when asked for)."""
-    from gameflow.games.resistance.balance import simulate as run
-
-    result: int = run(*args, **kw)
-    return result
-
-
 # The game as one definition: its rules, words, TV screen and the rest
 # (gameflow/core/definition.py); gameflow.games registers it.
 GAME: Final = GameDefinition(
     rules=RESISTANCE,
     words=WORDS,
     option_help=OPTION_HELP,
-    simulator=Simulator("5-10", _simulate),
+    simulator=Simulator("5-10", lazy("gameflow.games.resistance.balance:simulate")),
     tv=TvScreen("resistance.html", tv.build),
 )

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from gameflow.core.actions import Action
 from gameflow.core.campaign import campaign_limits
-from gameflow.core.definition import GameDefinition, Simulator, TvScreen
+from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
 from gameflow.core.legal import ActionSpec
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span
 from gameflow.core.result import Accepted, Rejected
@@ -165,21 +165,13 @@ STATION: Final = StationRules()
 __all__ = ["GAME", "STATION", "Choose", "StationRules", "StepError", "Vote"]
 
 
-def _simulate(*args: Any, **kw: Any) -> int:
-    """`muldvarp simulate station` (its bots are imported only when asked for)."""
-    from gameflow.simulate import station as run
-
-    result: int = run(*args, **kw)
-    return result
-
-
 # The game as one definition: its rules, words, TV screen and the rest
 # (gameflow/core/definition.py); gameflow.games registers it.
 GAME: Final = GameDefinition(
     rules=STATION,
     words=WORDS,
     option_help=OPTION_HELP,
-    simulator=Simulator("5-15", _simulate),
+    simulator=Simulator("5-15", lazy("gameflow.simulate:station")),
     tv=TvScreen("station.html", tv.build),
     last_tally=last_tally,
 )

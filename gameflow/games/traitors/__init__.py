@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from gameflow.core.actions import Action
-from gameflow.core.definition import GameDefinition, Simulator, TvScreen
+from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
 from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
@@ -247,21 +247,13 @@ TRAITORS: Final = TraitorsRules()
 __all__ = ["GAME", "TRAITORS", "StepError", "TraitorsRules", "chat_with", "gm_view", "relay"]
 
 
-def _simulate(*args: Any, **kw: Any) -> int:
-    """`muldvarp simulate traitors` (its bots are imported only when asked for)."""
-    from gameflow.games.traitors.balance import simulate as run
-
-    result: int = run(*args, **kw)
-    return result
-
-
 # The game as one definition: its rules, words, TV screen and the rest
 # (gameflow/core/definition.py); gameflow.games registers it.
 GAME: Final = GameDefinition(
     rules=TRAITORS,
     words=WORDS,
     option_help=OPTION_HELP,
-    simulator=Simulator("6-24", _simulate, ("final_day",)),
+    simulator=Simulator("6-24", lazy("gameflow.games.traitors.balance:simulate"), ("final_day",)),
     tv=TvScreen("traitors.html", tv.build),
     relay=relay,
 )
