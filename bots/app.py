@@ -51,6 +51,7 @@ from bots.settings import Settings
 from gameflow.core import actions as A
 from gameflow.core.events import Event
 from gameflow.core.state import Game
+from scheduler.plan import next_instant
 from service.backoff import Backoff
 from service.compose import Origin
 from service.games import Created, GameService, Outcome
@@ -256,7 +257,8 @@ def build_runtime(
     owns = store is None
     store = store if store is not None else open_store(settings)
     metrics = Metrics()
-    service = MeteredService(store, metrics, clock=clock)
+    # each commit indexes its game's next instant as the scheduler plans it
+    service = MeteredService(store, metrics, clock=clock, next_instant=next_instant)
     # The lobby says how to join by SMS only while SMS is on.
     number = settings.twilio_from if settings.sms_enabled else None
     tv = StoreSource(store, poll=settings.tv_poll_seconds, sms_number=number)

@@ -53,14 +53,16 @@ class EmbeddedScheduler:
         return "embedded" if self._sched is not None else "stopped"
 
     async def start(self) -> None:
-        from scheduler.deadlines import DeadlineScheduler
+        from scheduler.deadlines import LOOKAHEAD, DeadlineScheduler
         from scheduler.service_ports import SchedulerNotifier, ServiceSink
         from scheduler.service_ports import StoreSource as Games
 
         rt = self.rt
         await rt.service.sweep()  # repair the active set after a crash
         sched = DeadlineScheduler(
-            Games(rt.store), ServiceSink(rt.service, rt.store, rt.service.notifiers)
+            Games(rt.store),
+            ServiceSink(rt.service, rt.store, rt.service.notifiers),
+            lookahead=max(LOOKAHEAD, 3 * rt.settings.scheduler_resync),
         )
         notifier = SchedulerNotifier(sched)
         rt.service.notifiers.append(notifier)

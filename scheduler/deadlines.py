@@ -2,9 +2,13 @@
 
 `DeadlineScheduler` holds one `AsyncIOScheduler` job per pending deadline and
 per pending reminder, computed by `scheduler.plan` from the game state. Jobs live
-in APScheduler's memory store only: on start every active game is re-armed from
-the store, so nothing depends on a job store surviving (APScheduler's FAQ forbids
-sharing one between processes anyway).
+in APScheduler's memory store only: on start, and every resync, the games that
+fall due within `lookahead` seconds are read from the store's deadline index
+(each commit writes its game's next instant there, atomically with the
+snapshot), and of those only the games whose version moved since this
+scheduler last synced them are loaded and decoded (issue #31: an idle campaign
+costs an index entry, not a decoding every few seconds). Nothing depends on a
+job store surviving (APScheduler's FAQ forbids sharing one between processes).
 
 Why the job options: APScheduler's default `misfire_grace_time` is 1 s, which
 silently drops a one-off job whose time passed while the process was down or the
@@ -46,7 +50,10 @@ JOB_DEFAULTS = {"misfire_grace_time": None, "coalesce": True, "max_instances": 1
 RETRY_FIRST = 2.0  # seconds before re-submitting a deadline the state still shows
 RETRY_MAX = 60.0
 MAX_IN_FLIGHT = 64  # deadlines and reminders loading at once (the Redis pool has 128)
-YIELD_EVERY = 100  # games re-armed between two yields to the event loop
+LOAD_AT_ONCE = 10  # concurrent loads in a resync: a few of the store's connections
+# Seconds ahead a resync arms: well over the resync period (the runner takes
+# the larger of this and 3 periods), so a job is held before it is due.
+LOOKAHEAD = 900.0
 
 
 def _utc(t: float) -> datetime:
@@ -92,8 +99,10 @@ class DeadlineScheduler:
         clock: Callable[[], float] = time.time,
         may_fire: Callable[[], bool] = lambda: True,
         aps: AsyncIOScheduler | None = None,
+        lookahead: float = LOOKAHEAD,
     ) -> None:
         self.source = source
+        self.lookahead = lookahead
         self.sink = sink
         self.policy = policy
         self.clock = clock
@@ -107,6 +116,9 @@ class DeadlineScheduler:
         # the schedule each armed game's jobs were made from: a wake-up that
         # carries the same one needs no load (`refresh`)
         self._schedules: dict[str, Schedule] = {}
+        # the version each game was last synced from: a resync loads a game of
+        # the index's window only when its entry names another (or none)
+        self._versions: dict[str, int] = {}
         self._stopped = False
         # Deadlines and reminders loading at once: a burst (10,000 missed while no
         # scheduler ran) would otherwise start every load together, exhaust the
@@ -120,13 +132,15 @@ class DeadlineScheduler:
             "errors": 0,
             "held": 0,
             "unchanged": 0,
+            "loaded": 0,  # games a resync loaded (its index entry had moved)
         }
 
     # -- life cycle ---------------------------------------------------------------
 
     async def start(self) -> int:
-        """Re-arm every active game, then start the timing engine (must run inside
-        the event loop). Jobs already due fire at once. Returns the games armed."""
+        """Arm every game due within the look-ahead, then start the timing
+        engine (must run inside the event loop). Jobs already due fire at once.
+        Returns the games of the window."""
         count = await self.rearm_all()
         self.aps.start()
         return count
@@ -141,6 +155,7 @@ class DeadlineScheduler:
         self._retry.clear()
         self._reminded.clear()
         self._schedules.clear()
+        self._versions.clear()
 
     @property
     def running(self) -> bool:
@@ -156,34 +171,59 @@ class DeadlineScheduler:
     # -- arming -------------------------------------------------------------------
 
     async def rearm_all(self) -> int:
-        """Bring every active game's jobs in line with its state; forget the rest.
+        """The resync: arm what falls due within `lookahead` from the store's
+        deadline index, loading only the games whose entry names a version
+        this scheduler has not synced (or none). A game further off costs
+        nothing here: it is loaded when it comes into the window, or armed by
+        the wake-up of its commit. Jobs held for a game whose entry moved on
+        (a lost wake-up) fire, reload and re-arm from the state (`_deadline`).
 
-        Yields to the event loop every `YIELD_EVERY` games: with a source that
-        answers from memory or a buffer, a re-arm of thousands of games would
-        otherwise hold the loop (the lease renewal, the webhooks) for its whole run."""
-        seen: set[str] = set()
-        async for game in self.source.active_games():
-            seen.add(game.id)
-            if len(seen) % YIELD_EVERY == 0:
-                await asyncio.sleep(0)
-            try:
-                self.sync(game)
-            except Exception:  # one broken game must not keep the others unarmed
-                log.exception("arming %s failed", game.id)
-        for game_id in [g for g in self._armed if g not in seen]:
-            self.forget(game_id)
-        return len(seen)
+        Loads `LOAD_AT_ONCE` games at a time, yielding to the event loop
+        between them: a takeover's window may hold thousands."""
+        entries = await self.source.due(self.clock() + self.lookahead)
+        window = {e.game_id for e in entries}
+        stale = [
+            e.game_id
+            for e in entries
+            if e.version is None or self._versions.get(e.game_id) != e.version
+        ]
+        for start in range(0, len(stale), LOAD_AT_ONCE):
+            chunk = stale[start : start + LOAD_AT_ONCE]
+            loaded = await asyncio.gather(
+                *(self.source.load(g) for g in chunk), return_exceptions=True
+            )
+            self.stats["loaded"] += len(chunk)
+            for game_id, game in zip(chunk, loaded, strict=True):
+                try:
+                    if isinstance(game, BaseException):
+                        raise game
+                    if game is None:
+                        self.forget(game_id)
+                    else:
+                        self.sync(game)
+                except Exception:  # one broken game must not keep the others unarmed
+                    log.exception("arming %s failed", game_id)
+        # Only the window's versions are kept: a game that leaves it (its next
+        # instant moved further off) is loaded again when it comes back.
+        for game_id in [g for g in self._versions if g not in window]:
+            del self._versions[game_id]
+        return len(entries)
 
-    async def refresh(self, game_id: str, said: Schedule | None = None) -> None:
+    async def refresh(
+        self, game_id: str, said: Schedule | None = None, version: int | None = None
+    ) -> None:
         """Re-arm one game from the store (a wake-up from the service). `said`:
         the schedule of the state that woke us, as the committing worker worked
         it out with the default policy; when it is the one this game's jobs
         were made from, they stand as they are and nothing is loaded. Every
         commit sends its own wake-up, so one skipped this way loses nothing,
         even when it comes late: the jobs already fit its state, and a newer
-        state's wake-up carries that state's schedule."""
+        state's wake-up carries that state's schedule. `version`: the state's,
+        noted so that a resync does not load the game for it either."""
         if said is not None and self.policy == DEFAULT and self._schedules.get(game_id) == said:
             self.stats["unchanged"] += 1
+            if version is not None and version > self._versions.get(game_id, -1):
+                self._versions[game_id] = version
             return
         game = await self.source.load(game_id)
         if game is None:
@@ -204,6 +244,7 @@ class DeadlineScheduler:
         now = self.clock()
         sent = self._sent(game.id, game.phase.seq)
         made = schedule(game, self.policy)
+        self._versions[game.id] = game.version
         wanted: dict[str, Pending] = {}
         for job in jobs(game.id, made, now, self.policy):
             if job.job_id in self._inflight:
@@ -235,6 +276,7 @@ class DeadlineScheduler:
 
     def forget(self, game_id: str) -> None:
         self._reminded.pop(game_id, None)
+        self._versions.pop(game_id, None)
         self._schedules.pop(game_id, None)
         for job_id in self._armed.pop(game_id, {}):
             self._remove(job_id)

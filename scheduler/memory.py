@@ -18,6 +18,8 @@ from gameflow.core.engine import apply
 from gameflow.core.events import Event
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
+from scheduler.plan import next_instant
+from service.ports import Due
 
 Listener = Callable[[Game, tuple[Event, ...]], None]
 
@@ -27,6 +29,7 @@ class MemoryGames:
 
     def __init__(self, games: list[Game] | None = None) -> None:
         self.games: dict[str, Game] = {g.id: g for g in games or ()}
+        self.loads = 0  # games loaded (and, in a real store, decoded)
 
     def put(self, game: Game) -> None:
         self.games[game.id] = game
@@ -36,7 +39,18 @@ class MemoryGames:
             if not game.over:
                 yield game
 
+    async def due(self, until: float) -> list[Due]:
+        """The deadline index as the stores keep it, worked out from the states
+        (a put is a commit: its entry moves with it). Loads nothing (`loads`)."""
+        out = []
+        for game in self.games.values():
+            at = next_instant(game)
+            if at is not None and at <= until:
+                out.append(Due(game.id, at, game.version))
+        return sorted(out, key=lambda d: (d.at, d.game_id))
+
     async def load(self, game_id: str) -> Game | None:
+        self.loads += 1
         return self.games.get(game_id)
 
 

@@ -139,6 +139,13 @@ class Schedule(NamedTuple):
     awaiting: bool  # someone still owes an input (reminders are for them)
     reminders: tuple[float, ...]  # their instants, in time order
 
+    def first(self) -> float | None:
+        """The earliest instant to arm (a reminder, else the deadline): what
+        the store's deadline index holds for the state (`next_instant`)."""
+        if self.fire is None:
+            return None
+        return self.reminders[0] if self.reminders else self.fire
+
     def text(self) -> str:
         """The schedule as a wake-up carries it (`json` keeps every float exact)."""
         return json.dumps([self.seq, self.fire, self.awaiting, self.reminders])
@@ -165,6 +172,12 @@ def schedule(game: Game, policy: Policy = DEFAULT) -> Schedule:
     return Schedule(
         seq, fire, awaiting, tuple(reminder_times(game, fire, policy)) if awaiting else ()
     )
+
+
+def next_instant(game: Game, policy: Policy = DEFAULT) -> float | None:
+    """`game`'s next instant for the store's deadline index (the service's
+    `NextInstant` port): the earliest of its deadline and its reminders."""
+    return schedule(game, policy).first()
 
 
 def plan(game: Game, now: float, policy: Policy = DEFAULT) -> tuple[Pending, ...]:

@@ -6,22 +6,28 @@ phase `seq` of game G ran out of time" and "remind these seats". The service own
 the transition (`gameflow.core.engine.apply` with `Deadline(None, seq)`), which
 refuses a stale or early deadline harmlessly, so the scheduler may fire twice or
 late without changing the outcome. These protocols are deliberately small so the
-real service and store can be adapted to them with a few lines.
+real service and store can be adapted to them with a few lines. Which games to
+arm comes from the store's deadline index (`GameSource.due`): each commit writes
+its game's next instant there, so the scheduler loads a game only when it falls
+due soon and its version moved, never every game.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import Sequence
 from typing import Protocol
 
 from gameflow.core.state import Game
+from service.ports import Due
 
 
 class GameSource(Protocol):
-    """Read access to the games (the store)."""
+    """Read access to the games (the store) and to its deadline index."""
 
-    def active_games(self) -> AsyncIterator[Game]:
-        """Every game that may still have a deadline (running, possibly paused)."""
+    async def due(self, until: float) -> Sequence[Due]:
+        """The games whose next instant (`scheduler.plan.next_instant`, as
+        their last commit wrote it) is at or before `until`, with the version
+        that wrote it (None: unknown, load the game). Nothing is decoded."""
         ...
 
     async def load(self, game_id: str) -> Game | None:

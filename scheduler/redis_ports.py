@@ -6,7 +6,9 @@ service make them. Until the runner is wired to `service.games`, this module pla
 that part with the same guarantees that matter here:
 
 - games are snapshots (`gameflow.core.codec`) at `{prefix}game:{id}`, the active
-  ids in the set `{prefix}active`;
+  ids in the set `{prefix}active`, and the deadline index (`scheduler.plan.
+  next_instant`) in the sorted set `{prefix}due` with the versions in the hash
+  `{prefix}due:v`, written in the same transaction as the snapshot;
 - `submit_deadline` applies `Deadline(None, seq)` through the core in one
   optimistic transaction (WATCH/MULTI) that also stores the idempotency key and
   appends to `{prefix}applied`: a deadline takes effect at most once however many
@@ -32,6 +34,8 @@ from gameflow.core.codec import decode_game, encode_game
 from gameflow.core.engine import apply
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
+from scheduler.plan import next_instant
+from service.ports import Due
 
 KEY_TTL = 14 * 24 * 3600  # idempotency keys outlive any phase
 
@@ -50,9 +54,20 @@ class RedisGames:
     def key(self, game_id: str) -> str:
         return f"{self.prefix}game:{game_id}"
 
+    def index(self, pipe: Any, game: Game) -> None:
+        """Queue `game`'s deadline index entry (inside the caller's MULTI)."""
+        at = next_instant(game)
+        if at is None:
+            pipe.zrem(f"{self.prefix}due", game.id)
+            pipe.hdel(f"{self.prefix}due:v", game.id)
+        else:
+            pipe.zadd(f"{self.prefix}due", {game.id: at})
+            pipe.hset(f"{self.prefix}due:v", game.id, game.version)
+
     async def save(self, game: Game, *, wake: bool = True) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.set(self.key(game.id), encode_game(game))
+            self.index(pipe, game)
             if game.over:
                 pipe.srem(f"{self.prefix}active", game.id)
             else:
@@ -71,6 +86,17 @@ class RedisGames:
             for text in await self.redis.mget([self.key(i) for i in chunk]):
                 if text is not None:
                     yield decode_game(text)
+
+    async def due(self, until: float) -> list[Due]:
+        got: list[Any] = await self.redis.zrange(
+            f"{self.prefix}due", "-inf", until, byscore=True, withscores=True
+        )
+        ids = [i.decode() if isinstance(i, bytes) else str(i) for i, _ in got]
+        versions = await self.redis.hmget(f"{self.prefix}due:v", ids) if ids else []
+        return [
+            Due(game_id, float(pair[1]), None if v is None else int(v))
+            for game_id, pair, v in zip(ids, got, versions, strict=True)
+        ]
 
     async def load(self, game_id: str) -> Game | None:
         text = await self.redis.get(self.key(game_id))
@@ -111,6 +137,7 @@ class RedisService:
                     pipe.set(game_key, encode_game(new))
                     pipe.set(done_key, self.who, ex=KEY_TTL)
                     pipe.rpush(f"{self.prefix}applied", entry)
+                    self.games.index(pipe, new)
                     if new.over:
                         pipe.srem(f"{self.prefix}active", game_id)
                     pipe.publish(wake_channel(self.prefix), game_id)

@@ -4,7 +4,7 @@ Typed structurally (small Protocols below) so the scheduler imports nothing from
 `bots` or `adapters` at module level: if the service's API moves, only this file
 follows it.
 
-- `StoreSource(store)`: `GameSource` over a `GameStore` (`active_games()` lists ids).
+- `StoreSource(store)`: `GameSource` over a `GameStore` (its deadline index, `due`).
 - `ServiceSink(service, store, notifiers)`: deadlines go through
   `GameService.submit(game_id, Deadline(None, seq), key=...)`, which stores the
   key with the transition (a second submission is answered as a duplicate) and
@@ -17,24 +17,23 @@ follows it.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from gameflow.core import actions as A
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
+from scheduler.deadlines import LOAD_AT_ONCE as LOAD_AT_ONCE  # (bench/scheduler.py)
 from scheduler.deadlines import DeadlineScheduler
-from scheduler.plan import schedule
+from scheduler.plan import next_instant, schedule
 from scheduler.redis_ports import wake_channel
-
-LOAD_AT_ONCE = 10  # concurrent loads in a re-arm: a few of the store's connections
+from service.ports import Due
 
 
 class _Store(Protocol):
     async def load(self, game_id: str) -> Game | None: ...
 
-    async def active_games(self) -> list[str]: ...
+    async def due(self, until: float) -> list[Due]: ...
 
 
 class _Service(Protocol):
@@ -46,18 +45,13 @@ class _Notifier(Protocol):
 
 
 class StoreSource:
+    """`GameSource` over a `GameStore`: the deadline index and loads."""
+
     def __init__(self, store: _Store) -> None:
         self.store = store
 
-    async def active_games(self) -> AsyncIterator[Game]:
-        """Loaded `LOAD_AT_ONCE` at a time: one by one, a takeover's re-arm on a
-        saturated worker took ~19 s for 178 games (two loop rounds per load)."""
-        ids = await self.store.active_games()
-        for start in range(0, len(ids), LOAD_AT_ONCE):
-            chunk = ids[start : start + LOAD_AT_ONCE]
-            for game in await asyncio.gather(*(self.store.load(i) for i in chunk)):
-                if game is not None and not game.over:
-                    yield game
+    async def due(self, until: float) -> Sequence[Due]:
+        return await self.store.due(until)
 
     async def load(self, game_id: str) -> Game | None:
         return await self.store.load(game_id)
@@ -132,7 +126,9 @@ class WakeNotifier:
         self.published += 1
         # with the state's schedule (default policy): the leader skips the
         # load and decode when it is the one its jobs were made from
-        await self.redis.publish(self.channel, f"{game.id} {schedule(game).text()}")
+        # and its version: a resync then needs no load for it either
+        text = f"{game.id} {schedule(game).text()} {game.version}"
+        await self.redis.publish(self.channel, text)
 
 
 def redis_service(redis: Any, prefix: str) -> tuple[StoreSource, ServiceSink]:
@@ -152,9 +148,9 @@ def redis_service(redis: Any, prefix: str) -> tuple[StoreSource, ServiceSink]:
         kw = {k: v for k, v in redis.connection_kwargs.items() if k in ("username", "password")}
         cluster = RedisCluster(host=node.host, port=node.port, decode_responses=True, **kw)
         store = RedisStore(cluster, prefix=prefix)
-        return StoreSource(store), ServiceSink(GameService(store), store)
+        return StoreSource(store), ServiceSink(GameService(store, next_instant=next_instant), store)
     pool = redis.connection_pool
     kwargs = {**pool.connection_kwargs, "decode_responses": True}
     text = Redis(connection_pool=ConnectionPool(connection_class=pool.connection_class, **kwargs))
     store = RedisStore(text, prefix=prefix)
-    return StoreSource(store), ServiceSink(GameService(store), store)
+    return StoreSource(store), ServiceSink(GameService(store, next_instant=next_instant), store)

@@ -53,7 +53,7 @@ from gameflow.replay import parse_step, step_of
 from service import zones
 from service.compose import Composer, Origin
 from service.outbox import OutboxMessage
-from service.ports import CommitResult, GameStore, Notifier, Status
+from service.ports import CommitResult, GameStore, NextInstant, Notifier, Status, due_floor
 
 log = logging.getLogger(__name__)
 
@@ -135,8 +135,13 @@ class GameService:
         clock: Callable[[], float] = time.time,
         max_attempts: int = 100,
         cache_size: int = 1024,
+        next_instant: NextInstant = due_floor,
     ) -> None:
         self.store = store
+        # The state's next instant for the store's deadline index, written by
+        # the commit itself (the scheduler's plan, wired by bots/; the default
+        # is never late, only early: service.ports.due_floor).
+        self.next_instant = next_instant
         self.notifiers = list(notifiers)
         self.composers = list(composers)
         self.clock = clock
@@ -304,8 +309,9 @@ class GameService:
             entry = log_entry(game, ready, now, key)
             messages = self._compose(game, new, result.events, origin)
             done = await self.store.commit(
-                game_id, game.version, new, entry, key, binds=_binds(action), outbox=messages
-            )
+                game_id, game.version, new, entry, key,
+                binds=_binds(action), outbox=messages, due=self._due(new),
+            )  # fmt: skip
             if done.status is Status.DUPLICATE and own and done.version == new.version:
                 done = CommitResult(Status.OK, new.version)  # it was this very commit
             if done.status is Status.OK:
@@ -323,6 +329,15 @@ class GameService:
             # jitter, so the losers don't collide again in lockstep) and retry.
             await asyncio.sleep(random.uniform(0, min(0.05, 0.0005 * 2 ** min(attempt, 7))))
         raise Contention(f"{game_id}: gave up after {self.max_attempts} conflicting attempts")
+
+    def _due(self, game: Game) -> float | None:
+        """`game`'s next instant for the deadline index; a port that fails
+        costs an early wake-up (`due_floor`), never a deadline."""
+        try:
+            return self.next_instant(game)
+        except Exception:
+            log.exception("next instant of %s v%d failed", game.id, game.version)
+            return due_floor(game)
 
     def _remember(self, game: Game) -> None:
         if game.over or self.cache_size <= 0:

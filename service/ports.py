@@ -19,16 +19,23 @@ all. A finished game is kept for `retention` seconds and then expires.
 
 Beside the games, four small directories: join code -> game, channel identity
 (Telegram user id, E.164 phone number) -> (game, player), TV token hash ->
-game, and the set of active (not finished) games the scheduler re-arms from.
+game, and the set of active (not finished) games.
+
+And the deadline index (issue #31): per game that has something to fire, its
+next instant (the earliest of its deadline and its reminders, as the service's
+`NextInstant` port works it out) and the version it belongs to, written by
+`commit` in the same atomic step as the snapshot. The scheduler reads what
+falls due soon (`due`) instead of loading and decoding every active game.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol
+from types import EllipsisType
+from typing import Any, NamedTuple, Protocol
 
 from gameflow.core.events import Event
 from gameflow.core.state import Game
@@ -61,6 +68,33 @@ class CommitResult:
 
     status: Status
     version: int
+
+
+class Due(NamedTuple):
+    """A deadline index entry: game `game_id`'s next instant `at`, as its
+    commit of `version` wrote it. `version` is None when the store cannot
+    vouch for it (a Redis Cluster's commit on its way): load the game."""
+
+    game_id: str
+    at: float
+    version: int | None
+
+
+# The port by which the service learns a state's next instant for the index:
+# the scheduler's plan (scheduler.plan.next_instant), wired by bots/.
+NextInstant = Callable[[Game], float | None]
+
+
+def due_floor(game: Game) -> float | None:
+    """An instant no later than anything a scheduler arms for `game` (the
+    start of its running phase with a deadline: every reminder falls after
+    it), None when nothing is pending (lobby, paused, over). A store's
+    commit indexes this when its caller names no instant: early wakes a
+    scheduler for nothing, late would lose a deadline."""
+    phase = game.phase
+    if not game.running or phase.paused or phase.deadline is None:
+        return None
+    return min(phase.started, phase.deadline)
 
 
 class GameStore(OutboxStore, Protocol):
@@ -97,11 +131,16 @@ class GameStore(OutboxStore, Protocol):
         key: str | None = None,
         binds: Sequence[tuple[str, str]] = (),
         outbox: Sequence[OutboxMessage] = (),
+        due: float | EllipsisType | None = ...,
     ) -> CommitResult:
         """Atomically: unless `key` was applied already, and only if the stored
         version is `expected`, append `entry` (JSON-able) to the log, save `game`
         as the snapshot and remember `key`. When `game` is over, the game's data
         starts to expire and it leaves the active set.
+
+        `due`: `game`'s next instant for the deadline index (None: nothing
+        to fire; unnamed: `due_floor(game)`), written in the same
+        atomic step with the new version (a Redis Cluster: see its store).
 
         `binds` are the directory entries the input creates, (identity, player)
         pairs that `bind` to this game: a join. They are written only if the
@@ -200,6 +239,11 @@ class GameStore(OutboxStore, Protocol):
 
     async def active_games(self) -> list[str]:
         """Games not finished yet (sorted), for the scheduler to re-arm."""
+        ...
+
+    async def due(self, until: float) -> list[Due]:
+        """The deadline index's entries whose instant is at or before `until`,
+        earliest first."""
         ...
 
     async def finish(self, game_id: str) -> None:

@@ -46,6 +46,7 @@ class Rig:
         self.service = MemoryService(self.games)
         self.sched = DeadlineScheduler(self.games, self.service)
         self.service.listeners.append(self.sched.on_transition)
+        self.resyncs = True  # `at` resyncs (False: the scheduler hears of nothing)
 
     def game(self, game_id: str = "g1") -> Game:
         return self.games.games[game_id]
@@ -59,8 +60,12 @@ class Rig:
                 await asyncio.sleep(0)
 
     async def at(self, t: float) -> None:
-        """Move the clock to `t` and run whatever is due."""
+        """Move the clock to `t` and run whatever is due: the time between
+        had its periodic resyncs, which arm what comes into the look-ahead
+        window from the deadline index (one here, at `t`)."""
         self.clock.move_to(t)
+        if self.resyncs and self.sched.running:
+            await self.sched.rearm_all()
         await self.settle()
 
     def act(self, action: A.Action, game_id: str = "g1") -> None:
@@ -187,6 +192,7 @@ def test_an_old_job_is_harmless_when_the_resume_was_never_notified(
 ) -> None:
     async def body(rig: Rig) -> None:
         rig.service.listeners.clear()  # the scheduler hears nothing from now on
+        rig.resyncs = False
         await rig.at(EPOCH + 100)
         rig.act(A.Pause(HOST))
         await rig.at(EPOCH + 300)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -21,10 +20,10 @@ from redis.asyncio import Redis
 from test_scheduler_lease import with_redis
 from test_scheduler_process import live_game
 
-from gameflow.core.state import Game
 from scheduler.lease import Lease
 from scheduler.redis_ports import RedisGames, RedisService
 from scheduler.runner import candidate
+from service.ports import Due
 
 pytestmark = pytest.mark.scheduler
 
@@ -32,19 +31,21 @@ TTL_MS = 600
 
 
 class SlowGames(RedisGames):
-    """A store that takes `pause` seconds per game to list (awaiting, as a busy
-    store does): a full re-arm of `n` games lasts well past the lease's TTL."""
+    """A store that takes `pause` seconds per game to read its deadline index
+    (awaiting, as a busy store does): every re-arm of `n` games due soon
+    lasts well past the lease's TTL."""
 
     def __init__(self, redis: Redis, prefix: str, pause: float) -> None:
         super().__init__(redis, prefix)
         self.pause = pause
         self.listed = 0  # full listings finished
 
-    async def active_games(self) -> AsyncIterator[Game]:
-        async for game in super().active_games():
+    async def due(self, until: float) -> list[Due]:
+        entries = await super().due(until)
+        for _ in entries:
             await asyncio.sleep(self.pause)
-            yield game
         self.listed += 1
+        return entries
 
 
 class Lines:

@@ -3,7 +3,9 @@
 Every key of one game carries the hash tag `{g:ID}`, so a game lives in one
 slot and its commit can be one Lua script: check the idempotency key, check the
 version, RPUSH the log entry, save snapshot and version, remember the key with
-a TTL, and for a finished game set the expiry, all atomically. The directories
+a TTL, write the game's next instant to the deadline index (on one Redis; on a
+Cluster around the script: redis_due.py), and for a finished game set the
+expiry, all atomically. The directories
 (join codes, identities, TV tokens, the active set, the outbox's ready
 hints) are ordinary keys outside
 the games' slots; they are derived data, repairable from the games (`finish`).
@@ -24,6 +26,7 @@ Keys, under `prefix` (default "muldvarp:"):
   who:IDENTITY    JSON [game id, player id]
   tv:HASH         TV token hash -> game id
   active          set of unfinished game ids
+  {due}, {due}:v, {due}:p   the deadline index (adapters/store/redis_due.py)
   outbox:CH       sorted set of games that may have undelivered CH messages
 """
 
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from types import EllipsisType
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -38,7 +42,8 @@ from cachetools import LRUCache
 from redis.asyncio.cluster import RedisCluster
 
 from adapters.redis_url import cluster_client, is_cluster
-from adapters.store import redis_outbox
+from adapters.store import redis_due, redis_outbox
+from adapters.store.redis_due import RedisDue
 from adapters.store.redis_outbox import RedisOutbox
 from gameflow.core.codec import decode_game, encode_game
 from gameflow.core.state import Game
@@ -49,6 +54,7 @@ from service.ports import (
     CommitResult,
     Status,
     check_id,
+    due_floor,
 )
 
 _CREATE = """
@@ -59,13 +65,16 @@ return 1
 
 # KEYS: game hash, log, idempotency key (or a dummy in the slot), the game's
 #   identity set, then the identity keys of the binds (none on a Cluster),
-#   then the outbox's keys from index ARGV[9] on
+#   then the deadline index and its versions (none on a Cluster), then the
+#   outbox's keys from index ARGV[9] on
 # ARGV: expected version, new version, snapshot, entry, has key, key ttl ms,
 #   retention ms, number of binds n, where the outbox's keys and args start,
-#   then n identities and, unless on a Cluster, their n directory values, then
-#   the outbox's args (redis_outbox.LUA)
+#   the next instant ('' none), where the index's keys are (0: not here), the
+#   game id, then n identities and, unless on a Cluster, their n directory
+#   values, then the outbox's args (redis_outbox.LUA)
 _COMMIT = (
     redis_outbox.LUA
+    + redis_due.LUA
     + """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return {'missing', -1} end
@@ -78,10 +87,12 @@ redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'snapshot', ARGV[3])
 if ARGV[5] == '1' then redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[6]) end
 local n = tonumber(ARGV[8])
+local ix = tonumber(ARGV[12])
 for i = 1, n do
-  redis.call('SADD', KEYS[4], ARGV[10 + i])
-  if 4 + i < tonumber(ARGV[9]) then redis.call('SET', KEYS[4 + i], ARGV[10 + n + i]) end
+  redis.call('SADD', KEYS[4], ARGV[13 + i])
+  if ix > 4 + i then redis.call('SET', KEYS[4 + i], ARGV[13 + n + i]) end
 end
+index_due(ix, ARGV[11], ARGV[13], ARGV[2])
 outbox(tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[7]))
 if tonumber(ARGV[7]) > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[7])
@@ -150,7 +161,7 @@ def _swap_args(name: str, old: str | None, new: str) -> list[str]:
     return ["attr:" + name, "1" if old is None else "0", old or "", new]
 
 
-class RedisStore(RedisOutbox):
+class RedisStore(RedisOutbox, RedisDue):
     """The GameStore port on Redis (`redis.asyncio`; hiredis parses replies)."""
 
     def __init__(
@@ -181,6 +192,7 @@ class RedisStore(RedisOutbox):
         # game -> (snapshot text, its state) last committed or decoded here
         self._decoded: LRUCache[str, tuple[str, Game]] = LRUCache(maxsize=DECODED_REMEMBERED)
         self._init_outbox()
+        self._init_due()
 
     @classmethod
     def from_url(cls, url: str, *, max_connections: int = 128, **kwargs: Any) -> RedisStore:
@@ -257,7 +269,9 @@ class RedisStore(RedisOutbox):
         key: str | None = None,
         binds: Sequence[tuple[str, str]] = (),
         outbox: Sequence[OutboxMessage] = (),
+        due: float | EllipsisType | None = ...,
     ) -> CommitResult:
+        at = due_floor(game) if due is ... else due
         hashed = self._game(game_id)
         keys = [hashed, hashed + ":log", f"{hashed}:k:{key or ''}", hashed + ":who"]
         snapshot = encode_game(game)
@@ -272,20 +286,29 @@ class RedisStore(RedisOutbox):
             len(binds),
             0,
             0,
+            redis_due.instant(at),
+            0,
+            game_id,
         ]
         args.extend(identity for identity, _ in binds)
         values = [json.dumps([game_id, player]) for _, player in binds]
         if not self.cluster:  # a join's binding in the same script: no second round trip
             keys.extend(self._g("who:" + identity) for identity, _ in binds)
             args.extend(values)
+            args[11] = len(keys) + 1  # the deadline index too: one atomic step
+            keys.extend(self.due_keys()[:2])
         more_keys, more_args, later = self.outbox_parts(game_id, outbox)
         args[8], args[9] = len(keys) + 1, len(args) + 1
         bumps = await self.flag_before(game_id, later)  # a Cluster: hints before and after
+        # a Cluster: the index no later than `at` before the script, exact after
+        mark = await self.mark_due(game_id, at) if self.cluster else ""
         status, version = await self._commit(keys=keys + more_keys, args=args + more_args)
         result = CommitResult(Status(status), int(version))
         ok = result.status is Status.OK
         if ok:
             self._decoded[game_id] = (snapshot, game)
+        if self.cluster:
+            await self.settle_due(game_id, at, game.version, ok, mark)
         if self.cluster and ((binds and ok) or later):
             async with self.client.pipeline(transaction=False) as pipe:
                 if ok:
@@ -330,6 +353,11 @@ class RedisStore(RedisOutbox):
         for identity in await self.client.smembers(game + ":who"):
             await self.unbind(str(identity), game_id)
         await self.client.delete(game + ":who")
+        index, versions, _ = self.due_keys()
+        async with self.client.pipeline(transaction=False) as pipe:  # {due}: one slot
+            pipe.zrem(index, game_id)
+            pipe.hdel(versions, game_id)
+            await pipe.execute()
         await self.client.srem(self._g("active"), game_id)
 
     # -- directories ------------------------------------------------------------------

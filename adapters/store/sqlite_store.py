@@ -23,6 +23,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from types import EllipsisType
 from typing import Any, TypeVar
 
 from adapters.store import sqlite_outbox
@@ -35,8 +36,10 @@ from service.ports import (
     DEFAULT_DEDUPE_TTL,
     DEFAULT_RETENTION,
     CommitResult,
+    Due,
     Status,
     check_id,
+    due_floor,
 )
 
 T = TypeVar("T")
@@ -45,7 +48,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
   id TEXT PRIMARY KEY, base INTEGER NOT NULL, version INTEGER NOT NULL, snapshot TEXT NOT NULL,
   initial TEXT NOT NULL, active INTEGER NOT NULL DEFAULT 1, expires REAL,
-  code TEXT, tv TEXT
+  code TEXT, tv TEXT, due REAL
 );
 CREATE TABLE IF NOT EXISTS log (
   game TEXT NOT NULL, seq INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (game, seq)
@@ -91,6 +94,7 @@ class SqliteStore(SqliteOutbox):
         db.execute(f"PRAGMA synchronous={synchronous}")
         db.execute("PRAGMA busy_timeout=30000")
         db.executescript(_SCHEMA)
+        _index_due(db)
         db.executescript(sqlite_outbox.SCHEMA)
         self._db = db
 
@@ -153,7 +157,9 @@ class SqliteStore(SqliteOutbox):
         key: str | None = None,
         binds: Sequence[tuple[str, str]] = (),
         outbox: Sequence[OutboxMessage] = (),
+        due: float | EllipsisType | None = ...,
     ) -> CommitResult:
+        at = due_floor(game) if due is ... else due
         text = encode_game(game)
         line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
         messages = sqlite_outbox.rows(outbox)
@@ -177,9 +183,9 @@ class SqliteStore(SqliteOutbox):
                 db.execute(
                     "INSERT INTO log (game, seq, entry) VALUES (?, ?, ?)", (game_id, seq, line)
                 )
-                db.execute(
-                    "UPDATE games SET version = ?, snapshot = ? WHERE id = ?",
-                    (game.version, text, game_id),
+                db.execute(  # the deadline index is a column: the same transaction
+                    "UPDATE games SET version = ?, snapshot = ?, due = ? WHERE id = ?",
+                    (game.version, text, at, game_id),
                 )
                 if key is not None:
                     db.execute(
@@ -246,7 +252,7 @@ class SqliteStore(SqliteOutbox):
 
     def _finish(self, db: sqlite3.Connection, game_id: str, now: float) -> None:
         db.execute(
-            "UPDATE games SET active = 0, expires = COALESCE(expires, ?) WHERE id = ?",
+            "UPDATE games SET active = 0, due = NULL, expires = COALESCE(expires, ?) WHERE id = ?",
             (now + self.retention, game_id),
         )
         db.execute("DELETE FROM codes WHERE game = ?", (game_id,))
@@ -386,6 +392,17 @@ class SqliteStore(SqliteOutbox):
 
         return await self._run(go)
 
+    async def due(self, until: float) -> list[Due]:
+        def go(db: sqlite3.Connection) -> list[Due]:
+            rows = db.execute(
+                "SELECT id, due, version FROM games WHERE due IS NOT NULL AND due <= ?"
+                " AND active = 1 ORDER BY due, id",
+                (until,),
+            ).fetchall()
+            return [Due(str(r[0]), float(r[1]), int(r[2])) for r in rows]
+
+        return await self._run(go)
+
     async def _one(self, sql: str, *args: Any) -> str | None:
         def go(db: sqlite3.Connection) -> str | None:
             row = db.execute(sql, args).fetchone()
@@ -419,6 +436,18 @@ def _delete_game(db: sqlite3.Connection, game_id: str) -> None:
         "DELETE FROM outbox WHERE game = ?",
     ):
         db.execute(sql, (game_id,))
+
+
+def _index_due(db: sqlite3.Connection) -> None:
+    """The deadline index: the column `due` and an index on it. A file from
+    before it gets the column with every active game due at once (0): each is
+    loaded once by the scheduler, and its next commit writes its real instant."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+    if "due" not in columns:
+        with tx(db):
+            db.execute("ALTER TABLE games ADD COLUMN due REAL")
+            db.execute("UPDATE games SET due = 0 WHERE active = 1")
+    db.execute("CREATE INDEX IF NOT EXISTS games_due ON games (due) WHERE due IS NOT NULL")
 
 
 def _attr(db: sqlite3.Connection, game_id: str, name: str) -> str | None:
