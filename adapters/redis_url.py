@@ -46,12 +46,27 @@ def plain(url: str) -> str:
 
 
 def check(url: str) -> str:
-    """The settings' check: a scheme above, and a host for a Cluster."""
+    """The settings' check: a scheme above, a port and a database that are
+    numbers, options redis-py can read, and a host for a Cluster. The messages
+    never repeat the URL (it may hold a password)."""
     parts = urlsplit(url)
     if parts.scheme not in SCHEMES:
         raise ValueError(
             "must start with redis://, rediss://, unix://, redis+cluster:// or rediss+cluster://"
         )
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        raise ValueError("the port must be a number from 1 to 65535 (redis://host:6379/0)")
+    db = parts.path.strip("/")
+    if parts.scheme != "unix" and db and not db.isdigit():
+        raise ValueError("the database after the port must be a number (redis://host:6379/0)")
+    try:
+        redis.connection.parse_url(plain(url) if is_cluster(url) else url)  # type: ignore[no-untyped-call, unused-ignore]
+    except ValueError as exc:  # an option's value, say ?socket_timeout=x
+        raise ValueError(str(exc)) from None
     if is_cluster(url):
         if not parts.hostname:
             raise ValueError("a cluster URL names one node: redis+cluster://host:port")

@@ -4,13 +4,13 @@
                                [--ttl-ms 5000] [--resync 5] [--stall 30]
 
 Every process runs the same loop (`candidate`). A standby tries to take the lease
-every second; the leader renews it every TTL/3 from a thread of its own
+every second (while Redis does not answer, at doubling waits up to RETRY_MAX,
+a warning each); the leader renews it every TTL/3 from a thread of its own
 (`scheduler.keeper`: neither a long re-arm nor an event loop saturated by
 webhooks delays a renewal, while a loop stopped for `--stall` seconds gives the
-lease up), arms the games that fall due soon from the store's deadline index
-(nothing survives in a job store), re-syncs every `--resync` seconds from the
-index (loading only games whose version moved: catching any change it was not
-woken for) and re-arms single games when the service publishes their id on
+lease up), re-arms every active game from the store (nothing survives in a job
+store), re-syncs all games every `--resync` seconds (catching any change it was
+not woken for) and re-arms single games when the service publishes their id on
 the wake channel. Losing the lease stops the timing engine at once and the
 process stands by again, for as long as it runs; SIGTERM releases the lease so a
 standby takes over without waiting for the TTL. Progress lines go to stdout
@@ -40,7 +40,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from scheduler.deadlines import LOOKAHEAD, DeadlineScheduler
+from scheduler.deadlines import DeadlineScheduler
 from scheduler.keeper import STALL, Keeper
 from scheduler.lease import DEFAULT_TTL_MS, Lease
 from scheduler.plan import DEFAULT, Policy, Schedule
@@ -49,6 +49,9 @@ from scheduler.redis_ports import wake_channel
 
 log = logging.getLogger("scheduler.runner")
 RETRY = 1.0  # seconds between a standby's attempts to take the lease
+# While Redis does not answer, the waits double up to this: one warning a try,
+# growing apart, and a deadline fires at most this late after Redis is back.
+RETRY_MAX = 16.0
 
 Factory = Callable[[Any, str], tuple[GameSource, DeadlineSink]]
 
@@ -89,14 +92,10 @@ async def _wake_loop(pubsub: Any, sched: DeadlineScheduler) -> None:
                 continue
             data = message["data"]
             text = data.decode() if isinstance(data, bytes) else str(data)
-            # "ID", "ID SCHEDULE" or "ID SCHEDULE VERSION" (service_ports.WakeNotifier)
+            # "ID" or "ID SCHEDULE" (scheduler/service_ports.WakeNotifier)
             game_id, _, rest = text.partition(" ")
-            version = None
-            if rest and not rest.endswith("]"):
-                rest, _, tail = rest.rpartition(" ")
-                version = int(tail) if tail.isdigit() else None
             try:
-                await sched.refresh(game_id, Schedule.parse(rest) if rest else None, version)
+                await sched.refresh(game_id, Schedule.parse(rest) if rest else None)
             except Exception:
                 log.exception("re-arming %s failed (the next resync will retry)", game_id)
     finally:
@@ -171,9 +170,7 @@ async def lead(
 
     keeper = Keeper(lease, on_lost, stall=stall)
     keeper.start()
-    # armed ahead by well over a resync period (scheduler/deadlines.LOOKAHEAD)
-    ahead = max(LOOKAHEAD, 3 * resync)
-    sched = DeadlineScheduler(source, sink, policy=policy, may_fire=lease.valid, lookahead=ahead)
+    sched = DeadlineScheduler(source, sink, policy=policy, may_fire=lease.valid)
     pubsub = redis.pubsub()
     term = asyncio.create_task(_either(lost, stop))
     tasks: list[asyncio.Task[Any]] = [
@@ -239,14 +236,27 @@ async def candidate(
     term re-arms every game). `on_state` hears "standby" and "leader" (the serve
     process's status page and metrics)."""
     on_state("standby")
-    say("standby", token=lease.token, pid=os.getpid())
+    answered = False  # "standby" is said once Redis has answered, not before
+    wait = RETRY
     while not stop.is_set():
         try:
             # bounded: a Redis that never answers must not end the candidacy
             got = await asyncio.wait_for(lease.acquire(), lease.ttl_ms / 1000.0)
         except Exception as exc:
-            log.warning("taking the lease failed (Redis unavailable?): %r", exc)
-            got = False
+            log.warning(
+                "taking the lease failed, Redis %s (%s); trying again in %.0f s",
+                "does not answer" if wait == RETRY else "still does not answer",
+                f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, wait,
+            )  # fmt: skip
+            await _sleep_or_stop(stop, wait)
+            wait = min(RETRY_MAX, wait * 2)
+            continue
+        if wait > RETRY:
+            log.info("Redis answers again")
+        wait = RETRY
+        if not answered:
+            answered = True
+            say("standby", token=lease.token, pid=os.getpid())
         if not got:
             await _sleep_or_stop(stop, RETRY)
             continue
