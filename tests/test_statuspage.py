@@ -16,10 +16,10 @@ import httpx
 import pytest
 
 from adapters.tv import demo, logfilter
-from adapters.tv.loopback import LoopbackServer
 from adapters.tv.screens import render_screen
 from adapters.tv.source import MemorySource
 from adapters.tv.tokens import TokenBook, new_token, token_hash, well_formed
+from bench.loopback import LoopbackServer
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, view
 from gameflow.core.result import Accepted

@@ -17,9 +17,9 @@ import pytest
 
 from adapters.tv import demo
 from adapters.tv.app import tag
-from adapters.tv.loopback import LoopbackServer
 from adapters.tv.screens import render_screen
 from adapters.tv.source import MemorySource
+from bench.loopback import LoopbackServer
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, view
 from gameflow.core.result import Accepted

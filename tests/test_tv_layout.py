@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from adapters.tv import demo
-from adapters.tv.loopback import LoopbackServer
 from adapters.tv.screens import render_screen
 from adapters.tv.source import JoinInfo, MemorySource
+from bench.loopback import LoopbackServer
 from gameflow.core.engine import view
 from gameflow.core.state import Game
 from tests import chromium
