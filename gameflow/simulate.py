@@ -344,18 +344,8 @@ def main(
     )
 
 
-def station(
-    players: str,
-    games: int,
-    seed: str,
-    *,
-    options: Mapping[str, Any],
-    bots: str,
-    plots: Sequence[bool],
-    progress: bool,
-) -> int:
-    """Station's table: the scripted bots (`options`, `bots` and `plots` are
-    not Station's)."""
+def station(players: str, games: int, seed: str, *, progress: bool, **_: Any) -> int:
+    """Station's table: the scripted bots (the other options are not Station's)."""
     import time  # the one clock read, for the report line; the games never see it
 
     try:

@@ -46,35 +46,16 @@ def resistance_table(
     return "\n".join(lines)
 
 
-def simulate(
-    players: str,
-    games: int,
-    seed: str,
-    *,
-    options: Mapping[str, Any],
-    bots: str,
-    plots: Sequence[bool],
-    progress: bool,
-) -> int:
-    """The table for a range of player counts, printed with the total time."""
+def simulate(players: str, games: int, seed: str, **kw: Any) -> int:
+    """The table for a range of player counts, printed with the total time
+    (`kw`: the command line's options, bots, plots and progress)."""
 
     def make(counts: list[int], tick: Callable[[int], None]) -> tuple[str, int | None]:
+        bots, plots, options = kw["bots"], kw["plots"], kw["options"]
         text = resistance_table(
             counts, games, seed, bots=bots, plots=plots, options=options, progress=tick
         )
         return text, None
 
-    return ranged(
-        "resistance",
-        "Resistance",
-        5,
-        10,
-        players,
-        games,
-        seed,
-        bots,
-        options,
-        progress,
-        make,
-        per_count=len(plots),
-    )
+    head = ("resistance", "Resistance", 5, 10, players, games, seed)
+    return ranged(*head, kw["bots"], kw["options"], kw["progress"], make, len(kw["plots"]))

@@ -45,22 +45,13 @@ def traitors_table(
     return "\n".join(lines), refused
 
 
-def simulate(
-    players: str,
-    games: int,
-    seed: str,
-    *,
-    options: Mapping[str, Any],
-    bots: str,
-    plots: Sequence[bool],
-    progress: bool,
-) -> int:
+def simulate(players: str, games: int, seed: str, **kw: Any) -> int:
     """The table for a range of player counts, printed with the total time
-    (`plots` is the Resistance's)."""
+    (`kw`: the command line's options, bots and progress)."""
 
     def make(counts: list[int], tick: Callable[[int], None]) -> tuple[str, int | None]:
+        bots, options = kw["bots"], kw["options"]
         return traitors_table(counts, games, seed, options=options, bots=bots, progress=tick)
 
-    return ranged(
-        "traitors", "Traitors", 6, 24, players, games, seed, bots, options, progress, make
-    )
+    head = ("traitors", "Traitors", 6, 24, players, games, seed)
+    return ranged(*head, kw["bots"], kw["options"], kw["progress"], make)
