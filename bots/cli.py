@@ -43,7 +43,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from bots import export
 
-    return export.main(args.game, args.store, args.env_file)
+    return export.main(args.game, args.store, args.env_file, channel_ids=args.with_channel_ids)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -118,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
         "from .env, DATA_DIR, REDIS_URL and MULDVARP_PREFIX)",
     )
     p.add_argument("--env-file", help="settings file, as for serve (default .env, if it exists)")
+    p.add_argument(
+        "--with-channel-ids",
+        action="store_true",
+        help="keep the players' Telegram ids and SMS number hashes (default: p1, p2, ... "
+        "instead, for bug reports)",
+    )
     p.set_defaults(func=_export)
 
     p = sub.add_parser(

@@ -1,9 +1,12 @@
-"""`muldvarp export GAME_ID`: a stored game as a game script.
+"""`muldvarp export CODE`: a stored game as a game script.
 
 The script (docs/game-scripts.md) reproduces the game under
 `muldvarp replay`: the same record and the same final state. Bug reports and
 audits start from it. It reveals the seed, and with it every secret of the
-deal: it is an operator's tool.
+deal: it is an operator's tool. The players' channel identities (`tg:201`, a
+Telegram user id; `sms:...`, a keyed hash of a phone number) are replaced by
+neutral ids unless asked for (`without_channel_ids`): a bug report needs the
+game, not who played it.
 
 The log holds every accepted input from the lobby on, each with its time. The
 lobby folds into the script's envelope (players in seat order, their names,
@@ -106,11 +109,36 @@ def export_script(initial: Game, entries: Sequence[Mapping[str, Any]]) -> dict[s
     return script
 
 
+def without_channel_ids(script: dict[str, Any]) -> dict[str, Any]:
+    """`script` with each player's id (`tg:201`, `sms:3f9c...`) replaced by a
+    neutral one, everywhere (players, names, setup, steps). The new ids sort
+    as the old ones did (`p1` < `p2` ... in the old ids' order), so whatever
+    the rules order by id plays out the same; the seats stay as they were."""
+    ids = set(script["players"]) | {
+        str(step["as"]) for step in script["steps"] if step.get("as") not in (None, HOST)
+    }
+    width = len(str(len(ids)))
+    new = {old: f"p{i:0{width}d}" for i, old in enumerate(sorted(ids), 1)}
+
+    def swap(value: Any) -> Any:
+        if isinstance(value, str):
+            return new.get(value, value)
+        if isinstance(value, list):
+            return [swap(v) for v in value]
+        if isinstance(value, dict):
+            return {new.get(k, k): swap(v) for k, v in value.items()}
+        return value
+
+    kept = ("game", "id", "seed", "lang")  # never a player's id
+    return {k: v if k in kept else swap(v) for k, v in script.items()}
+
+
 async def export_game(store: GameStore, game: str) -> dict[str, Any]:
-    """The script of `game`: its id, or the join code a host was shown."""
+    """The script of `game`: its id, or the join code a host was shown (of a
+    game that runs or one that has ended, while the store keeps it)."""
     initial = await store.initial(game)
     if initial is None and len(game) <= 8:
-        found = await store.game_for_code(game.upper())
+        found = await store.game_last_with_code(game.upper())
         initial = await store.initial(found) if found else None
     if initial is None:
         raise LookupError(f"no game with the id or join code {game!r}")
@@ -150,8 +178,15 @@ def settings_store(env_file: str | None) -> GameStore:
     return serve_store(settings)
 
 
-def main(game: str, store_url: str | None = None, env_file: str | None = None) -> int:
-    """Print the game's script as JSON on stdout."""
+def main(
+    game: str,
+    store_url: str | None = None,
+    env_file: str | None = None,
+    *,
+    channel_ids: bool = False,
+) -> int:
+    """Print the game's script as JSON on stdout (the players' channel ids
+    replaced, unless `channel_ids`)."""
     import asyncio
     import sys
 
@@ -169,5 +204,7 @@ def main(game: str, store_url: str | None = None, env_file: str | None = None) -
     except (LookupError, ValueError, SettingsError) as exc:
         print(f"muldvarp export: {exc}", file=sys.stderr)
         return 1
+    if not channel_ids:
+        script = without_channel_ids(script)
     sys.stdout.write(json.dumps(script, ensure_ascii=False, indent=1) + "\n")
     return 0

@@ -180,6 +180,11 @@ class GameStore(OutboxStore, Protocol):
 
     async def game_for_code(self, code: str) -> str | None: ...
 
+    async def game_last_with_code(self, code: str) -> str | None:
+        """The game that holds join code `code`, else the last one that held
+        it and has ended (while the store keeps it): `muldvarp export CODE`."""
+        ...
+
     async def code_for(self, game_id: str) -> str | None:
         """The join code a game holds now, if any."""
         ...

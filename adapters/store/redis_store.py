@@ -23,6 +23,7 @@ Keys, under `prefix` (default "muldvarp:"):
   {g:ID}:outs, {g:ID}:out:CH, {g:ID}:out:CH:keys   the outbox (redis_outbox.py)
   key:KEY         global idempotency key (game creation)
   code:CODE       join code -> game id
+  ended:CODE      join code -> the last game that held it and ended (TTL retention)
   who:IDENTITY    JSON [game id, player id]
   tv:HASH         TV token hash -> game id
   active          set of unfinished game ids
@@ -347,6 +348,7 @@ class RedisStore(RedisOutbox, RedisDue):
         await self._expire(keys=[game, self._log(game_id)], args=[ms])
         await self.finish_outbox(game_id, ms)
         if code is not None:
+            await self.client.set(self._g("ended:" + str(code)), game_id, px=ms)
             await self.release_code(str(code), game_id)
         if tv is not None:
             await self.client.pexpire(self._g("tv:" + str(tv)), ms)
@@ -370,6 +372,13 @@ class RedisStore(RedisOutbox, RedisDue):
 
     async def game_for_code(self, code: str) -> str | None:
         value = await self.client.get(self._g("code:" + code))
+        return None if value is None else str(value)
+
+    async def game_last_with_code(self, code: str) -> str | None:
+        holder = await self.game_for_code(code)
+        if holder is not None:
+            return holder
+        value = await self.client.get(self._g("ended:" + code))
         return None if value is None else str(value)
 
     async def code_for(self, game_id: str) -> str | None:

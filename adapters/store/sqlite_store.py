@@ -296,6 +296,13 @@ class SqliteStore(SqliteOutbox):
     async def game_for_code(self, code: str) -> str | None:
         return await self._one("SELECT game FROM codes WHERE code = ?", code)
 
+    async def game_last_with_code(self, code: str) -> str | None:
+        # a game keeps its code in its row when it ends (the codes row goes);
+        # the newest row is the holder, if a game holds it now
+        return await self._one(
+            "SELECT id FROM games WHERE code = ? ORDER BY rowid DESC LIMIT 1", code
+        )
+
     async def code_for(self, game_id: str) -> str | None:
         return await self._one("SELECT code FROM codes WHERE game = ?", game_id)
 
