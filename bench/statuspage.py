@@ -50,9 +50,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from adapters.tv import demo  # noqa: E402
 from adapters.tv.screens import render_screen  # noqa: E402
 from adapters.tv.source import MemorySource  # noqa: E402
+from bench import tv_games as demo  # noqa: E402
 from bench.common import redis_url  # noqa: E402
 from bench.loopback import LoopbackServer  # noqa: E402
 from gameflow.core.engine import view  # noqa: E402

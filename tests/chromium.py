@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from adapters.tv import demo
+from bench import tv_games as demo
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

@@ -19,8 +19,8 @@ import pytest
 from station_helpers import start
 
 from adapters.store.sqlite_store import SqliteStore
-from adapters.tv import demo
 from adapters.tv.screens import render_screen
+from bench import tv_games as demo
 from gameflow.core.engine import view
 from gameflow.core.events import Kind
 from gameflow.i18n import render

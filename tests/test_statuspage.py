@@ -15,10 +15,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from adapters.tv import demo, logfilter
+from adapters.tv import logfilter
 from adapters.tv.screens import render_screen
 from adapters.tv.source import MemorySource
 from adapters.tv.tokens import TokenBook, new_token, token_hash, well_formed
+from bench import tv_games as demo
 from bench.loopback import LoopbackServer
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, view

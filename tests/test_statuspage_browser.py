@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from adapters.tv import demo
 from adapters.tv.app import tag
 from adapters.tv.screens import render_screen
 from adapters.tv.source import MemorySource
+from bench import tv_games as demo
 from bench.loopback import LoopbackServer
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, view

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.tv import demo
 from adapters.tv.app import StatusPage
 from adapters.tv.screens import render_page, render_screen
 from adapters.tv.source import MemorySource
+from bench import tv_games as demo
 from gameflow.core.engine import view
 from gameflow.core.state import Game
 from gameflow.games.station.state import JOBS, MISSION, NOBODY, Choice, Station, Trap

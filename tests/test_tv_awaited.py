@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from adapters.tv import demo
 from adapters.tv.screens import render_screen
+from bench import tv_games as demo
 from gameflow.core.engine import HOST_VIEW, legal, view
 from gameflow.core.state import Game
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from adapters.tv import demo
 from adapters.tv.screens import render_screen
 from adapters.tv.source import JoinInfo, MemorySource
+from bench import tv_games as demo
 from bench.loopback import LoopbackServer
 from gameflow.core.engine import view
 from gameflow.core.state import Game

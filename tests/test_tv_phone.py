@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from adapters.tv import demo
 from adapters.tv.screens import render_screen
+from bench import tv_games as demo
 from gameflow.core.engine import view
 from tests import chromium, test_tv_layout
 from tests.test_tv_layout import INFO, MEASURE, SIZES, SWAP, long_names, open_frames, screens

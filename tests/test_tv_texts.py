@@ -21,11 +21,11 @@ import pytest
 
 from adapters.sms.grammar import parse
 from adapters.store.sqlite_store import SqliteStore
-from adapters.tv import demo
 from adapters.tv.screens import render_page, render_screen
 from adapters.tv.source import JoinInfo
 from adapters.tv.store_source import StoreSource
 from adapters.tv.texts import TEXTS
+from bench import tv_games as demo
 from gameflow.core import actions as A
 from gameflow.core import registry
 from gameflow.core.engine import apply, new_game, view
