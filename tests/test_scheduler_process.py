@@ -320,3 +320,79 @@ def test_a_game_started_later_is_armed_through_the_wake_channel(
         assert applied[0]["at"] - (now + 1.5) < 10.0  # long before the next resync
     finally:
         proc.close()
+
+
+def test_a_leader_change_under_the_index_window_fires_each_deadline_once(
+    board: Board, tmp_path: Path
+) -> None:
+    """The real store and service, two processes, the deadline index seen
+    through a 1 s window (tests/index_ports.py): every game is armed only as
+    its deadline comes near. The leader is killed midway; the standby takes
+    over, and each deadline takes effect exactly once, none lost, the ones
+    after the takeover on time."""
+    from adapters.store.redis_store import RedisStore
+    from scheduler.plan import next_instant
+    from service.games import GameService
+
+    async def setup(now: float) -> dict[str, float]:
+        client = Redis.from_url(board.url, decode_responses=True)
+        try:
+            service = GameService(
+                RedisStore(client, prefix=board.prefix), next_instant=next_instant
+            )
+            deadlines = {}
+            for i in range(8):
+                options = {"auto_advance": False, "mission_seconds": 3.0 + 0.8 * i}
+                created = await service.create_game(
+                    "station", "tg:host", lang="en", code=False, options=options
+                )
+                gid = created.game.id
+                for p in PLAYERS:
+                    await service.submit(gid, A.Join(f"{gid}{p}", None, p.title()))
+                game = (await service.submit(gid, A.Start("tg:host"))).game
+                deadlines[gid] = game.phase.deadline
+            return deadlines
+        finally:
+            await client.aclose()
+
+    async def logs(ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        client = Redis.from_url(board.url, decode_responses=True)
+        try:
+            store = RedisStore(client, prefix=board.prefix)
+            return {g: [e for e in await store.log(g) if e.get("do") == "advance"] for g in ids}
+        finally:
+            await client.aclose()
+
+    extra = ("--ports", "tests.index_ports:narrow", "--resync", "0.25", "--ttl-ms", "1500")
+    procs = [Proc(board.url, board.prefix, tmp_path / f"i{i}.log", *extra) for i in range(2)]
+    try:
+        end = time.time() + 10
+        while time.time() < end and not any(p.first("armed") for p in procs):
+            time.sleep(0.02)
+        leader = next(p for p in procs if p.first("armed") is not None)
+        standby = next(p for p in procs if p is not leader)
+        deadlines = asyncio.run(setup(time.time()))
+        assert leader.lines[-1][1].startswith("armed games=0")
+        time.sleep(max(0.0, min(deadlines.values()) + 1.2 - time.time()))
+        leader.close(signal.SIGKILL)
+        killed = time.time()
+        took_over = standby.wait_for("leader", timeout=10)
+        end = time.time() + 20
+        while time.time() < end:
+            fired = asyncio.run(logs(list(deadlines)))
+            if all(fired.values()):
+                break
+            time.sleep(0.1)
+        time.sleep(1.0)  # resyncs and retries must not fire any again
+        fired = asyncio.run(logs(list(deadlines)))
+    finally:
+        for p in procs:
+            p.close()
+    assert {g: [(e["phase"], e["key"]) for e in es] for g, es in fired.items()} == {
+        g: [(1, f"deadline:{g}:1")] for g in deadlines
+    }
+    assert any(d < killed for d in deadlines.values()), "the leader fired none before the kill"
+    for g, es in fired.items():
+        assert es[0]["at"] >= deadlines[g]
+        if deadlines[g] > took_over + 1.0:  # armed by the new leader's window: on time
+            assert es[0]["at"] - deadlines[g] < 1.0, (g, es[0]["at"] - deadlines[g])

@@ -7,7 +7,8 @@ the scripts below work on a Cluster):
   {due}:v    hash: game id -> the version whose commit wrote that instant
   {due}:p    hash: game id -> the server time (us) a Cluster commit began
   {due}:filled   set once the games from before the index were entered
-and in the game's own hash the field `due` (the instant, or none).
+and in the game's own hash the field `due` (the instant, or '' for none;
+written by every create and commit).
 
 On one Redis the commit's script writes all of it with the snapshot (a
 script may name keys of any slot there): the index and the game can never
@@ -44,11 +45,7 @@ MARK_GRACE = 10.0  # s: a commit's script lands well within this of its mark
 # sorted set (its version hash follows); `at`: the instant or ''; `id`, `v`.
 LUA = """
 local function index_due(ix, at, id, v)
-  if at == '' then
-    redis.call('HDEL', KEYS[1], 'due')
-  else
-    redis.call('HSET', KEYS[1], 'due', at)
-  end
+  redis.call('HSET', KEYS[1], 'due', at)
   if ix == 0 then return end
   if at == '' then
     redis.call('ZREM', KEYS[ix], id)
@@ -154,8 +151,9 @@ class RedisDue:
         await self._due_after(keys=self.due_keys(), args=args)
 
     async def _backfill(self) -> None:
-        """Once per Redis: the games active before the index existed get an
-        entry due at once (0, version 0: each is loaded once, and its next
+        """Once per Redis: the active games from before the index (their hash
+        has no field `due`, which every create and commit since writes) get
+        an entry due at once (0, version 0: each is loaded once, and its next
         commit writes its real instant). NX: never over a commit's entry."""
         index, versions, _ = self.due_keys()
         done = index + ":filled"
@@ -163,9 +161,14 @@ class RedisDue:
             self._filled = True
             return
         ids = [str(i) for i in await self.client.smembers(self.prefix + "active")]
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in ids:
+                pipe.hexists(self._game(game_id), "due")
+            has = await pipe.execute() if ids else []
+        old = [game_id for game_id, known in zip(ids, has, strict=True) if not known]
         async with self.client.pipeline(transaction=False) as pipe:  # {due}: one slot
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
+            for start in range(0, len(old), 500):
+                chunk = old[start : start + 500]
                 pipe.zadd(index, dict.fromkeys(chunk, 0), nx=True)
                 for game_id in chunk:
                     pipe.hsetnx(versions, game_id, 0)

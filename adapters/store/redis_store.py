@@ -60,7 +60,7 @@ from service.ports import (
 
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2], 'initial', ARGV[2])
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2], 'initial', ARGV[2], 'due', '')
 return 1
 """
 
