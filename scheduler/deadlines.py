@@ -43,6 +43,7 @@ from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from scheduler.plan import DEADLINE, DEFAULT, Pending, Policy, Schedule, fire_time, jobs, schedule
 from scheduler.ports import DeadlineSink, GameSource, deadline_key
+from service.backoff import doubled
 
 log = logging.getLogger("scheduler")
 
@@ -364,8 +365,8 @@ class DeadlineScheduler:
                 self.stats["submitted"] += 1
         # Until the state shows the next phase, try again later (with backoff): the
         # service may have queued the input, or lost it; the key makes repeats harmless.
-        _, wait = self._retry.get((game_id, seq), (0.0, RETRY_FIRST / 2))
-        wait = min(wait * 2, RETRY_MAX)
+        _, last = self._retry.get((game_id, seq), (0.0, None))
+        wait = doubled(last, RETRY_FIRST, RETRY_MAX)
         self._retry[(game_id, seq)] = (now + wait, wait)
         return await self.source.load(game_id)
 

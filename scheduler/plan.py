@@ -19,6 +19,7 @@ import json
 import logging
 from typing import NamedTuple
 
+from gameflow.core.campaign import is_campaign
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from service.calendar import Calendar, calendar, parse_clock
@@ -50,10 +51,6 @@ class Pending(NamedTuple):
     kind: str
     seq: int
     at: float
-
-
-def is_campaign(game: Game) -> bool:
-    return bool(game.option("pacing") == "campaign")
 
 
 def calendar_of(game: Game, policy: Policy) -> Calendar | None:
