@@ -52,18 +52,20 @@ def _serve(args: argparse.Namespace) -> int:
     return serve_main(host=args.host, port=args.port, env_file=args.env_file)
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+class _Version(argparse.Action):
+    """`--version`: the package, the commit and the core's build, asked only
+    when given (git is not run for every command)."""
 
-    try:
-        return version("muldvarp")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "(not installed)"
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kw: object) -> None:
+        from bots.version import describe
+
+        print(f"{parser.prog} {describe()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="muldvarp", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="say which build runs")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("replay", help="run a game script and print its public record")

@@ -255,6 +255,8 @@ def serve(settings: Settings) -> int:
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    # httpx logs every request at INFO: a line per getUpdates poll, per message sent
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     logsafe.install(settings.secrets())  # no token in any log line, at any level
     rt = build_runtime(settings)
     sched = scheduler_for(rt)
