@@ -96,25 +96,6 @@ def async_client(url: str, *, decode_responses: bool = False) -> aioredis.Redis 
     return aioredis.Redis.from_url(url, decode_responses=decode_responses)
 
 
-def sync_cluster(client: RedisCluster, timeout: float) -> redis.RedisCluster:
-    """A synchronous twin of an asyncio cluster client (same nodes, user and
-    TLS), with `timeout` on every socket operation (scheduler/keeper.py)."""
-    node = next(iter(client.nodes_manager.startup_nodes.values()))
-    kw = client.connection_kwargs
-    kwargs = {k: v for k, v in kw.items() if k in ("username", "password") or k.startswith("ssl_")}
-    ssl = "SSL" in getattr(kw.get("connection_class"), "__name__", "")
-    if not ssl:
-        kwargs = {k: v for k, v in kwargs.items() if not k.startswith("ssl_")}
-    return redis.RedisCluster(
-        host=node.host,
-        port=int(node.port),
-        ssl=ssl,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-        **kwargs,
-    )
-
-
 class Cluster(RedisCluster):
     """`RedisCluster` that (re-)reads the slot map alone, before any command
     goes out. redis-py 8.1 lets a burst of commands race its initialization

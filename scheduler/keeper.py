@@ -62,14 +62,30 @@ def sync_twin(client: Any, timeout: float) -> redis.Redis:
     from redis.asyncio.cluster import RedisCluster
 
     if isinstance(client, RedisCluster):
-        from adapters.redis_url import sync_cluster
-
-        return sync_cluster(client, timeout)  # type: ignore[return-value]
+        return _sync_cluster(client, timeout)  # type: ignore[return-value]
     pool = client.connection_pool
     kwargs = {k: v for k, v in pool.connection_kwargs.items() if k in _COPY or k.startswith("ssl_")}
     cls = getattr(redis.connection, pool.connection_class.__name__, redis.connection.Connection)
     kwargs.update(socket_timeout=timeout, socket_connect_timeout=timeout)
     return redis.Redis(connection_pool=redis.ConnectionPool(connection_class=cls, **kwargs))
+
+
+def _sync_cluster(client: Any, timeout: float) -> redis.RedisCluster:
+    """The same for an asyncio cluster client: same nodes, user and TLS."""
+    node = next(iter(client.nodes_manager.startup_nodes.values()))
+    kw = client.connection_kwargs
+    kwargs = {k: v for k, v in kw.items() if k in ("username", "password") or k.startswith("ssl_")}
+    ssl = "SSL" in getattr(kw.get("connection_class"), "__name__", "")
+    if not ssl:
+        kwargs = {k: v for k, v in kwargs.items() if not k.startswith("ssl_")}
+    return redis.RedisCluster(
+        host=node.host,
+        port=int(node.port),
+        ssl=ssl,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        **kwargs,
+    )
 
 
 class Keeper:
