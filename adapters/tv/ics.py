@@ -1,33 +1,11 @@
 """A campaign in the player's calendar: its coming window closes as an .ics file.
 
 A campaign (`pacing` = `campaign`) plays a round a day, its phases closing at
-clock times in the game's zone (gameflow.core.campaign). The status page serves
-those closes as an iCalendar file (`/tv/<token>/campaign.ics`), made with the
-maintained `icalendar` library, so a phone shows "Station: Vote closes" at
-22:00 in its calendar:
-
-- one VEVENT per coming window close (`campaign.days_ahead`), summary in the
-  game's language; DTSTART is the close in the game's zone (TZID, with its
-  VTIMEZONE added by `add_missing_timezones`), so a phone in another zone still
-  shows the right instant and one in the zone shows the clock time;
-- the calendar is made from the current state on every request: when the host
-  moves a window (`MoveWindow` changes the options, or the running phase's
-  deadline), the next fetch has the new time. Each event's UID is a digest of
-  (game, local date, window), stable across fetches, so a re-import or a
-  subscription's refresh moves the event instead of adding a second one; it is
-  opaque (the game's id is not in it). DTSTAMP is the request time;
-- the running phase's event is at its real deadline (the one the page's timer
-  shows, which may differ from the window's clock time after a move or a
-  resume), and windows before it are left out: the game is in that phase until
-  then. A game that is over, or not a campaign, has no events;
-- nothing secret: it is built from the public view's facts only (the game's
-  kind, language, phase and deadline) and the window options; no roles, no
-  player ids or names, no token, and not the game's version (its jumps count
-  secret inputs, see adapters.tv.app).
-
-[decision] A game that is not a campaign has no calendar: the route answers 404
-(and the page shows no link); `calendar_for` itself gives such a game an empty
-calendar, so it is total.
+clock times in the game's zone (gameflow.core.campaign); players away from the
+table need those times in their phone's calendar, where a moved window moves
+too. The status page serves them (`/tv/<token>/campaign.ics`, made with the
+maintained `icalendar` library) from public facts only; `calendar_for` says what
+the file holds and why it tells nothing secret.
 """
 
 from __future__ import annotations
@@ -61,7 +39,7 @@ def has_calendar(game: Game) -> bool:
 
 
 def coming(game: Game, now: float, days: int = DAYS) -> tuple[Window, ...]:
-    """The window closes the calendar lists, in time order (see the module doc)."""
+    """The window closes the calendar lists, in time order (see `calendar_for`)."""
     public = view(game, None)
     if not has_calendar(game) or public["over"]:
         return ()
@@ -131,7 +109,30 @@ def summary(game: Game, window: Window) -> str:
 
 def calendar_for(game: Game, now: float, days: int = DAYS, *, name: str = "") -> bytes:
     """The game's coming windows as an iCalendar file (UTF-8). `name` is the
-    game's display name (public: the page's title), if the host gave one."""
+    game's display name (public: the page's title), if the host gave one.
+
+    - one VEVENT per coming window close (`campaign.days_ahead`), summary in the
+      game's language; DTSTART is the close in the game's zone (TZID, with its
+      VTIMEZONE added by `add_missing_timezones`), so a phone in another zone still
+      shows the right instant and one in the zone shows the clock time;
+    - the calendar is made from the current state on every request: when the host
+      moves a window (`MoveWindow` changes the options, or the running phase's
+      deadline), the next fetch has the new time. Each event's UID is a digest of
+      (game, local date, window), stable across fetches, so a re-import or a
+      subscription's refresh moves the event instead of adding a second one; it is
+      opaque (the game's id is not in it). DTSTAMP is the request time;
+    - the running phase's event is at its real deadline (the one the page's timer
+      shows, which may differ from the window's clock time after a move or a
+      resume), and windows before it are left out: the game is in that phase until
+      then. A game that is over, or not a campaign, has no events;
+    - nothing secret: it is built from the public view's facts only (the game's
+      kind, language, phase and deadline) and the window options; no roles, no
+      player ids or names, no token, and not the game's version (its jumps count
+      secret inputs, see adapters.tv.app).
+
+    [decision] A game that is not a campaign has no calendar: the route answers 404
+    (and the page shows no link); `calendar_for` itself gives such a game an empty
+    calendar, so it is total."""
     lang = _lang(game)
     kind = game_name(game.kind, lang)
     title = _t("ics_calendar", lang, game=name or kind)
