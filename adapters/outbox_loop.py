@@ -31,6 +31,16 @@ from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 
+
+def _unreachable(exc: BaseException) -> bool:
+    """A store that does not answer (refused, timed out), as opposed to a bug:
+    one line for the outage instead of a traceback a second."""
+    from redis.exceptions import ConnectionError as Refused
+    from redis.exceptions import TimeoutError as TimedOut
+
+    return isinstance(exc, OSError | TimeoutError | Refused | TimedOut)
+
+
 POLL = 1.0  # seconds between looks for other workers' commits
 SCAN_EVERY = 60.0  # seconds between backstop scans of every active game
 SCAN_RETRY = 5.0  # seconds after a failed scan before the next try
@@ -178,6 +188,7 @@ class OutboxLoop(abc.ABC):
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         next_scan = next_look = loop.time()  # the first pass scans
+        away = False  # the store does not answer: said once, not every look
         while True:
             now = loop.time()
             scan = now >= next_scan
@@ -191,11 +202,23 @@ class OutboxLoop(abc.ABC):
                 await self._spawn(scan=scan, look=look, mine=local)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the store away for a moment: try again later
-                log.exception("%s delivery failed; trying again", self.channel)
+            except Exception as exc:  # the store away for a moment: try again later
+                if not _unreachable(exc):
+                    log.exception("%s delivery failed; trying again", self.channel)
+                elif not away:
+                    log.warning(
+                        "%s delivery: the store does not answer (%s: %s); trying again"
+                        " at every look, and saying so once it answers",
+                        self.channel, type(exc).__name__, exc,
+                    )  # fmt: skip
+                away = away or _unreachable(exc)
                 self._local |= local
                 if scan:  # the backstop must not wait a whole round for the next try
                     next_scan = loop.time() + self.scan_retry
+            else:
+                if away:
+                    log.info("%s delivery: the store answers again", self.channel)
+                    away = False
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(0.0, next_look - loop.time()))
             self._wake.clear()

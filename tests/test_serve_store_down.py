@@ -78,3 +78,34 @@ def test_a_redis_nobody_answers_is_503_and_retried_at_growing_waits(tmp_path: Pa
     said = "\n".join(lines)
     assert "Traceback" not in said and PASSWORD not in said
     assert sum("store: not answering" in line for line in lines) == 1  # once, not per probe
+
+
+@pytest.mark.telegram
+def test_with_a_channel_on_the_store_being_away_is_said_once_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """Telegram by long polling (its outbox delivered from Redis) and a Redis
+    nobody answers: the delivery says so once, not a traceback every second."""
+    from tests.fake_telegram import TOKEN, FakeBotApi
+    from tests.rate_helpers import fake_in_thread
+
+    with socket.socket() as held, fake_in_thread(FakeBotApi()) as api:
+        held.bind(("127.0.0.1", 0))
+        env = worker_env(
+            f"redis://127.0.0.1:{held.getsockname()[1]}/0",
+            "t:",
+            TELEGRAM_BOT_TOKEN=TOKEN,
+            TELEGRAM_API_BASE_URL=api.base_url,
+        )
+        worker = Worker("away", env, tmp_path)
+        try:
+            deadline = time.monotonic() + 30
+            while not any("trying again in 2 s" in line for line in worker.lines):
+                assert time.monotonic() < deadline and worker.proc.poll() is None, worker.lines
+                time.sleep(0.1)
+            time.sleep(4)  # four more of the delivery's looks
+        finally:
+            worker.stop()
+    said = [line for line in worker.lines if "delivery" in line]
+    assert len(said) == 1 and "the store does not answer" in said[0], worker.lines
+    assert not any("Traceback" in line for line in worker.lines), worker.lines
