@@ -24,6 +24,7 @@ import gc
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -36,6 +37,23 @@ if TYPE_CHECKING:
     from scheduler.service_ports import SchedulerNotifier
 
 log = logging.getLogger("muldvarp.serve")
+FORGET_EVERY = 60.0  # seconds between two looks for ended games' contacts to forget
+
+
+async def forget_loop(rt: Runtime, leading: Callable[[], bool]) -> None:
+    """Forget the contacts of games ended `CONTACTS_RETENTION_HOURS` ago, once
+    a minute, while this process runs the scheduler (the store's step is
+    idempotent: a second worker doing it too would change nothing)."""
+    after = rt.settings.contacts_retention_hours * 3600.0
+    while True:
+        if leading():
+            try:
+                done = await rt.service.forget_contacts(after)
+                if done:
+                    log.info("forgot the contacts of %d ended game(s)", len(done))
+            except Exception:
+                log.exception("forgetting ended games' contacts failed (retried)")
+        await asyncio.sleep(FORGET_EVERY)
 
 
 class EmbeddedScheduler:
@@ -46,6 +64,7 @@ class EmbeddedScheduler:
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self._task: asyncio.Task[None] | None = None
+        self._forget: asyncio.Task[None] | None = None
         self._sched: DeadlineScheduler | None = None
         self._notifier: SchedulerNotifier | None = None
 
@@ -71,6 +90,7 @@ class EmbeddedScheduler:
         log.info("scheduler: %d games armed", armed)
         self._sched, self._notifier = sched, notifier
         self._task = asyncio.create_task(self._resync(sched))
+        self._forget = asyncio.create_task(forget_loop(rt, lambda: True))
 
     async def _resync(self, sched: DeadlineScheduler) -> None:
         while True:
@@ -81,10 +101,11 @@ class EmbeddedScheduler:
                 log.exception("scheduler resync failed")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._forget):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._notifier is not None and self._notifier in self.rt.service.notifiers:
             self.rt.service.notifiers.remove(self._notifier)
         if self._sched is not None:
@@ -111,6 +132,7 @@ class LeaderScheduler:
         self._task: asyncio.Task[None] | None = None
         self._redis: Any = None
         self._waker: Any = None  # the WakeNotifier, once started
+        self._forget: asyncio.Task[None] | None = None
 
     def status(self) -> str:
         return self.state
@@ -124,6 +146,7 @@ class LeaderScheduler:
         self.rt.service.notifiers.append(self._waker)
         if self.candidate:
             self._task = asyncio.create_task(self._run())
+            self._forget = asyncio.create_task(forget_loop(self.rt, lambda: self.state == "leader"))
         else:
             self.state = "web only"  # tells the leader of changes, never fires
 
@@ -166,6 +189,10 @@ class LeaderScheduler:
 
     async def stop(self) -> None:
         self._stop.set()
+        if self._forget is not None:
+            self._forget.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._forget
         if self._task is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._task, 5.0)

@@ -73,6 +73,11 @@ class Settings(BaseSettings):
     redis_prefix: str = Field("muldvarp:", validation_alias="MULDVARP_PREFIX")
     data_dir: Path = Field(Path("data"), validation_alias="DATA_DIR")
     retention_days: float = Field(7.0, validation_alias="RETENTION_DAYS", gt=0, le=3650)
+    # an ended game's players' chat ids and numbers' ids are forgotten this
+    # many hours after its end (the game stays until RETENTION_DAYS)
+    contacts_retention_hours: float = Field(
+        48.0, validation_alias="CONTACTS_RETENTION_HOURS", ge=0, le=87600
+    )
 
     # Telegram
     telegram_bot_token: str | None = Field(None, validation_alias="TELEGRAM_BOT_TOKEN")

@@ -395,6 +395,12 @@ class GameService:
                 still.append(game_id)
         return still
 
+    async def forget_contacts(self, after: float) -> list[str]:
+        """Forget the contacts of the games that ended `after` seconds ago or
+        more (`CONTACTS_RETENTION_HOURS`; GameStore.forget_contacts). The
+        copies this process keeps are of running games only (`_remember`)."""
+        return await self.store.forget_contacts(self.clock() - after)
+
     async def verify(self, game_id: str) -> Game:
         """Replay the game's log from its initial state and check it leads to the
         saved snapshot (audits, tests, suspicion of a corrupt store)."""

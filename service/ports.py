@@ -251,6 +251,14 @@ class GameStore(OutboxStore, Protocol):
         earliest first."""
         ...
 
+    async def forget_contacts(self, ended_before: float) -> list[str]:
+        """Forget the contacts of the games that ended at or before
+        `ended_before` and still have them (service/forget.py: the players'
+        channel ids in the snapshot, initial state and log replaced by neutral
+        ones, the channels' attributes dropped). The games stay, until they
+        expire. Idempotent; returns the games done."""
+        ...
+
     async def finish(self, game_id: str) -> None:
         """Leave the active set and start expiring (commit does this for a game
         that ends; callable again to repair after a crash)."""

@@ -28,6 +28,8 @@ Keys, under `prefix` (default "muldvarp:"):
   tv:HASH         TV token hash -> game id
   active          set of unfinished game ids
   {due}, {due}:v, {due}:p   the deadline index (adapters/store/redis_due.py)
+  forget          sorted set: ended games whose contacts are still kept, by
+                  their end (adapters/store/redis_forget.py)
   outbox:CH       sorted set of games that may have undelivered CH messages
 """
 
@@ -45,6 +47,7 @@ from redis.asyncio.cluster import RedisCluster
 from adapters.redis_url import cluster_client, is_cluster
 from adapters.store import redis_due, redis_outbox
 from adapters.store.redis_due import RedisDue
+from adapters.store.redis_forget import RedisForget
 from adapters.store.redis_outbox import RedisOutbox
 from gameflow.core.codec import decode_game, encode_game
 from gameflow.core.state import Game
@@ -162,7 +165,7 @@ def _swap_args(name: str, old: str | None, new: str) -> list[str]:
     return ["attr:" + name, "1" if old is None else "0", old or "", new]
 
 
-class RedisStore(RedisOutbox, RedisDue):
+class RedisStore(RedisOutbox, RedisDue, RedisForget):
     """The GameStore port on Redis (`redis.asyncio`; hiredis parses replies)."""
 
     def __init__(
@@ -194,6 +197,7 @@ class RedisStore(RedisOutbox, RedisDue):
         self._decoded: LRUCache[str, tuple[str, Game]] = LRUCache(maxsize=DECODED_REMEMBERED)
         self._init_outbox()
         self._init_due()
+        self._init_forget()
 
     @classmethod
     def from_url(cls, url: str, *, max_connections: int = 128, **kwargs: Any) -> RedisStore:
@@ -356,9 +360,10 @@ class RedisStore(RedisOutbox, RedisDue):
             await self.unbind(str(identity), game_id)
         await self.client.delete(game + ":who")
         index, versions, _ = self.due_keys()
-        async with self.client.pipeline(transaction=False) as pipe:  # {due}: one slot
+        async with self.client.pipeline(transaction=False) as pipe:
             pipe.zrem(index, game_id)
             pipe.hdel(versions, game_id)
+            self.queue_forget(pipe, game_id)  # its contacts count down from now
             await pipe.execute()
         await self.client.srem(self._g("active"), game_id)
 

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from types import EllipsisType
 from typing import Any, TypeVar
 
-from adapters.store import sqlite_outbox
+from adapters.store import sqlite_outbox, sqlite_upkeep
 from adapters.store.sqlite_outbox import SqliteOutbox
 from adapters.store.sqlite_tx import tx
 from gameflow.core.codec import decode_game, encode_game
@@ -48,7 +48,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
   id TEXT PRIMARY KEY, base INTEGER NOT NULL, version INTEGER NOT NULL, snapshot TEXT NOT NULL,
   initial TEXT NOT NULL, active INTEGER NOT NULL DEFAULT 1, expires REAL,
-  code TEXT, tv TEXT, due REAL
+  code TEXT, tv TEXT, due REAL, forget REAL
 );
 CREATE TABLE IF NOT EXISTS log (
   game TEXT NOT NULL, seq INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (game, seq)
@@ -94,7 +94,8 @@ class SqliteStore(SqliteOutbox):
         db.execute(f"PRAGMA synchronous={synchronous}")
         db.execute("PRAGMA busy_timeout=30000")
         db.executescript(_SCHEMA)
-        _index_due(db)
+        sqlite_upkeep.index_due(db)
+        sqlite_upkeep.forget_column(db, self.clock())
         db.executescript(sqlite_outbox.SCHEMA)
         self._db = db
 
@@ -252,8 +253,9 @@ class SqliteStore(SqliteOutbox):
 
     def _finish(self, db: sqlite3.Connection, game_id: str, now: float) -> None:
         db.execute(
-            "UPDATE games SET active = 0, due = NULL, expires = COALESCE(expires, ?) WHERE id = ?",
-            (now + self.retention, game_id),
+            "UPDATE games SET active = 0, due = NULL, expires = COALESCE(expires, ?),"
+            " forget = COALESCE(forget, ?) WHERE id = ?",
+            (now + self.retention, now, game_id),
         )
         db.execute("DELETE FROM codes WHERE game = ?", (game_id,))
         db.execute("DELETE FROM who WHERE game = ?", (game_id,))
@@ -410,6 +412,18 @@ class SqliteStore(SqliteOutbox):
 
         return await self._run(go)
 
+    async def forget_contacts(self, ended_before: float) -> list[str]:
+        def go(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute(
+                "SELECT id FROM games WHERE forget IS NOT NULL AND forget <= ?", (ended_before,)
+            ).fetchall()
+            for (game_id,) in rows:
+                with tx(db):  # one game at a time: the write lock is held briefly
+                    sqlite_upkeep.forget(db, str(game_id))
+            return [str(r[0]) for r in rows]
+
+        return await self._run(go)
+
     async def _one(self, sql: str, *args: Any) -> str | None:
         def go(db: sqlite3.Connection) -> str | None:
             row = db.execute(sql, args).fetchone()
@@ -443,18 +457,6 @@ def _delete_game(db: sqlite3.Connection, game_id: str) -> None:
         "DELETE FROM outbox WHERE game = ?",
     ):
         db.execute(sql, (game_id,))
-
-
-def _index_due(db: sqlite3.Connection) -> None:
-    """The deadline index: the column `due` and an index on it. A file from
-    before it gets the column with every active game due at once (0): each is
-    loaded once by the scheduler, and its next commit writes its real instant."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-    if "due" not in columns:
-        with tx(db):
-            db.execute("ALTER TABLE games ADD COLUMN due REAL")
-            db.execute("UPDATE games SET due = 0 WHERE active = 1")
-    db.execute("CREATE INDEX IF NOT EXISTS games_due ON games (due) WHERE due IS NOT NULL")
 
 
 def _attr(db: sqlite3.Connection, game_id: str, name: str) -> str | None:

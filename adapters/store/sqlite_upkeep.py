@@ -1,0 +1,58 @@
+"""The SQLite store's upkeep beside its commits (adapters/store/sqlite_store.py):
+the schema's later columns, added to a file from before them, and forgetting
+an ended game's contacts (service/forget.py). Kept apart so the store stays a
+readable size."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from adapters.store.sqlite_tx import tx
+from service.forget import forget_texts
+
+
+def index_due(db: sqlite3.Connection) -> None:
+    """The deadline index: the column `due` and an index on it. A file from
+    before it gets the column with every active game due at once (0): each is
+    loaded once by the scheduler, and its next commit writes its real instant."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+    if "due" not in columns:
+        with tx(db):
+            db.execute("ALTER TABLE games ADD COLUMN due REAL")
+            db.execute("UPDATE games SET due = 0 WHERE active = 1")
+    db.execute("CREATE INDEX IF NOT EXISTS games_due ON games (due) WHERE due IS NOT NULL")
+
+
+def forget_column(db: sqlite3.Connection, now: float) -> None:
+    """The column `forget`: when an ended game's contacts start to count down
+    (its end; NULL once forgotten). A file from before it counts the games
+    that had ended from now on."""
+    if "forget" not in {row[1] for row in db.execute("PRAGMA table_info(games)")}:
+        with tx(db):
+            db.execute("ALTER TABLE games ADD COLUMN forget REAL")
+            db.execute("UPDATE games SET forget = ? WHERE active = 0", (now,))
+
+
+def forget(db: sqlite3.Connection, game_id: str) -> None:
+    """An ended game's contacts forgotten (service/forget.py), in the caller's
+    transaction: its ids in the snapshot, initial state and log, and the
+    channels' attributes."""
+    row = db.execute("SELECT snapshot, initial FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is not None:
+        log = db.execute(
+            "SELECT seq, entry FROM log WHERE game = ? ORDER BY seq", (game_id,)
+        ).fetchall()
+        seqs = [r[0] for r in log]
+        texts = forget_texts(str(row[0]), str(row[1]), [str(r[1]) for r in log])
+        if texts is not None:
+            snapshot, initial, new = texts
+            db.execute(
+                "UPDATE games SET snapshot = ?, initial = ? WHERE id = ?",
+                (snapshot, initial, game_id),
+            )
+            db.executemany(
+                "UPDATE log SET entry = ? WHERE game = ? AND seq = ?",
+                [(e, game_id, seq) for seq, e in zip(seqs, new, strict=True)],
+            )
+    db.execute("DELETE FROM attrs WHERE game = ?", (game_id,))
+    db.execute("UPDATE games SET forget = NULL WHERE id = ?", (game_id,))
