@@ -48,7 +48,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from adapters import status_link
+from adapters import sent, status_link
 from adapters.deadline_text import until
 from adapters.sms import render as R
 from adapters.sms import sheet as S
@@ -68,7 +68,7 @@ log = logging.getLogger(__name__)
 
 MAX_SEGMENTS = 3  # one text on every phone; longer ones are split at line ends
 CHANNEL = "sms"  # the outbox channel
-ATTR = "sms:sheets"
+ATTR = sent.ATTR  # the record; `SentSheets` is its SMS part
 TRIES = 8
 SEEN_CACHE = 10_000  # games whose SMS sheet record is remembered (SentSheets)
 # How a player's last texted question closed (kept until the next one opens).
@@ -243,8 +243,9 @@ class SentSheets:
     """What each SMS player of a game was last texted, recorded by the delivery
     once Twilio accepted it: the sheet key (a number is read against that
     sheet), or how their question closed (ANSWERED, CLOSED) while none is open.
-    One JSON record per game in the game's store (`{"k": {player: key},
-    "c": {player: how}}`), replaced by compare-and-set: one game's messages are
+    The SMS part of the game's record of what each recipient was last
+    delivered (adapters/sent.py; `{"k": {player: key}, "c": {player: how}}`),
+    replaced by compare-and-set: one game's messages are
     delivered in commit order by one consumer at a time, but the records of
     several deliveries of one game must never lose each other's change.
 
@@ -269,7 +270,7 @@ class SentSheets:
     async def _get(self, game_id: str) -> str | None:
         if self.store is None:
             return self._memory.get(game_id)
-        return await self.store.get_attr(game_id, ATTR)
+        return await sent.read(self.store, game_id)
 
     async def _swap(self, game_id: str, old: str | None, new: str) -> bool:
         if self.store is None:
@@ -281,9 +282,10 @@ class SentSheets:
 
     @staticmethod
     def _parse(raw: str | None) -> tuple[dict[str, str], dict[str, str]]:
-        if not raw:
+        text = sent.part(raw, sent.SMS)
+        if not text:
             return {}, {}
-        doc: dict[str, Any] = json.loads(raw)
+        doc: dict[str, Any] = json.loads(text)
         return dict(doc.get("k", {})), dict(doc.get("c", {}))
 
     async def key(self, game_id: str, player: str) -> str | None:
@@ -360,7 +362,7 @@ class SentSheets:
             doc: dict[str, Any] = {"k": keys}
             if how:
                 doc["c"] = how
-            new = json.dumps(doc, sort_keys=True)
+            new = sent.put(raw, sent.SMS, json.dumps(doc, sort_keys=True))
             if first is not None:
                 swap, first, used = first, None, True
             else:

@@ -1,6 +1,8 @@
 """The open-prompt record: which question each Telegram player was last sent.
 
-Stored as the game's attribute `tg:open`, shared by every worker:
+Stored as the Telegram part of the game's record of what each recipient
+was last delivered (adapters/sent.py: the attribute `sent`, with the SMS
+sheets), shared by every worker:
 
     {"v": <game version decided>, "p": {player: [phase, chat, message id,
                                                   question key, ticket, free]}}
@@ -25,11 +27,12 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from adapters import sent
 from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 
-OPEN_ATTR = "tg:open"
+OPEN_ATTR = sent.ATTR  # the record; its Telegram part is this one
 SWAP_TRIES = 20  # compare-and-set rounds before giving up on a record
 RECORDS_REMEMBERED = 10_000  # games whose record this process keeps as its first try
 
@@ -38,9 +41,11 @@ Open = dict[str, Entry]
 SEQ, CHAT, MID, KEY, TICKET, FREE = range(6)
 
 
-def parse_record(text: str | None) -> tuple[int, Open]:
-    """(version, entries) of a stored record; anything malformed counts as
-    absent (an entry of an older format reads as a question nobody has)."""
+def parse_record(record: str | None) -> tuple[int, Open]:
+    """(version, entries) of a game's stored record (its Telegram part);
+    anything malformed counts as absent (an entry of an older format reads
+    as a question nobody has)."""
+    text = sent.part(record, sent.TELEGRAM)
     try:
         data = json.loads(text) if text else {}
         version = int(data.get("v", 0))
@@ -65,23 +70,26 @@ def parse_open(text: str | None) -> Open:
     return parse_record(text)[1]
 
 
-def dump_record(version: int, entries: Open) -> str:
-    return json.dumps({"v": version, "p": entries}, separators=(",", ":"))
+def dump_record(version: int, entries: Open, record: str | None = None) -> str:
+    """The game's record `record` with this Telegram part."""
+    part = json.dumps({"v": version, "p": entries}, separators=(",", ":"))
+    return sent.put(record, sent.TELEGRAM, part)
 
 
 Change = Callable[[int, Open], int | None]  # -> the new version, or None: no change
 
 
 class Records:
-    """Read-change-swap of one store's `tg:open` records, trying this
-    process's last copy first (one round trip when nobody else wrote since)."""
+    """Read-change-swap of the Telegram part of one store's records, trying
+    this process's last copy first (one round trip when nobody else wrote
+    since)."""
 
     def __init__(self, store: GameStore) -> None:
         self.store = store
         self._last: LRUCache[str, str | None] = LRUCache(maxsize=RECORDS_REMEMBERED)
 
     async def read(self, game_id: str) -> tuple[int, Open]:
-        text = await self.store.get_attr(game_id, OPEN_ATTR)
+        text = await sent.read(self.store, game_id)
         self._last[game_id] = text
         return parse_record(text)
 
@@ -92,25 +100,25 @@ class Records:
             known = game_id in self._last and not fresh
             old = self._last.get(game_id) if known else None
             if not known:
-                old = await self.store.get_attr(game_id, OPEN_ATTR)
+                old = await sent.read(self.store, game_id)
             gone = False
             for _ in range(SWAP_TRIES):
                 version, entries = parse_record(old)
                 new_version = change(version, entries)
                 if new_version is None:
                     if known:  # decided on our copy: decide again on the store's
-                        old, known = await self.store.get_attr(game_id, OPEN_ATTR), False
+                        old, known = await sent.read(self.store, game_id), False
                         continue
                     self._last[game_id] = old
                     return False
-                new = dump_record(new_version, entries)
+                new = dump_record(new_version, entries, old)
                 if await self.store.swap_attr(game_id, OPEN_ATTR, old, new):
                     self._last[game_id] = new
                     return True
                 if old is None and gone and not known:
                     return False  # no such game (any more)
                 gone = old is None
-                old, known = await self.store.get_attr(game_id, OPEN_ATTR), False
+                old, known = await sent.read(self.store, game_id), False
             log.warning("%s: gave up changing the open-prompt record", game_id)
         except Exception:
             log.exception("%s: changing the open-prompt record failed", game_id)
