@@ -249,3 +249,15 @@ def test_redis_games_from_before_the_index_are_entered_once(make_store: Any) -> 
             assert started.version > 0
 
     run(go())
+
+
+def test_a_game_stored_already_running_is_due_from_its_floor(make_store: Any) -> None:
+    """`create` of a running game (benchmarks, tools): indexed at its floor."""
+
+    async def go() -> None:
+        async with make_store() as store:
+            game = ok(apply(lobby(5), A.Start(HOST), T0))
+            assert await store.create(game)
+            assert await store.due(FAR) == [Due("g1", due_floor(game) or 0, game.version)]
+
+    run(go())

@@ -63,7 +63,7 @@ from service.ports import (
 
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2], 'initial', ARGV[2], 'due', '')
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2], 'initial', ARGV[2], 'due', ARGV[3])
 return 1
 """
 
@@ -230,11 +230,19 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget):
     # -- games --------------------------------------------------------------------
 
     async def create(self, game: Game) -> bool:
+        at = due_floor(game)  # a new game is in its lobby (None); a bench's may run
         created = await self._create(
-            keys=[self._game(game.id)], args=[game.version, encode_game(game)]
+            keys=[self._game(game.id)],
+            args=[game.version, encode_game(game), redis_due.instant(at)],
         )
         if created:
-            await self.client.sadd(self._g("active"), game.id)
+            index, versions, _ = self.due_keys()
+            async with self.client.pipeline(transaction=False) as pipe:
+                pipe.sadd(self._g("active"), game.id)
+                if at is not None:
+                    pipe.zadd(index, {game.id: at})
+                    pipe.hset(versions, game.id, game.version)
+                await pipe.execute()
         return bool(created)
 
     async def load(self, game_id: str) -> Game | None:

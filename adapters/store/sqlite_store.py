@@ -125,9 +125,10 @@ class SqliteStore(SqliteOutbox):
                     if self._live(db, game.id) is not None:
                         return False
                     _delete_game(db, game.id)  # an expired game's id may be reused
-                db.execute(
-                    "INSERT INTO games (id, base, version, snapshot, initial) VALUES (?, ?, ?, ?, ?)",
-                    (game.id, game.version, game.version, text, text),
+                db.execute(  # a new game is in its lobby (due NULL); a bench's may run
+                    "INSERT INTO games (id, base, version, snapshot, initial, due)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (game.id, game.version, game.version, text, text, due_floor(game)),
                 )
                 return True
 
