@@ -46,6 +46,7 @@ from scheduler.lease import DEFAULT_TTL_MS, Lease
 from scheduler.plan import DEFAULT, Policy, Schedule
 from scheduler.ports import DeadlineSink, GameSource
 from scheduler.redis_ports import wake_channel
+from service.backoff import Backoff
 
 log = logging.getLogger("scheduler.runner")
 RETRY = 1.0  # seconds between a standby's attempts to take the lease
@@ -237,23 +238,23 @@ async def candidate(
     process's status page and metrics)."""
     on_state("standby")
     answered = False  # "standby" is said once Redis has answered, not before
-    wait = RETRY
+    backoff = Backoff(RETRY, RETRY_MAX)
     while not stop.is_set():
         try:
             # bounded: a Redis that never answers must not end the candidacy
             got = await asyncio.wait_for(lease.acquire(), lease.ttl_ms / 1000.0)
         except Exception as exc:
+            wait = backoff.failed()
             log.warning(
                 "taking the lease failed, Redis %s (%s); trying again in %.0f s",
-                "does not answer" if wait == RETRY else "still does not answer",
+                "does not answer" if backoff.failures == 1 else "still does not answer",
                 f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, wait,
             )  # fmt: skip
             await _sleep_or_stop(stop, wait)
-            wait = min(RETRY_MAX, wait * 2)
             continue
-        if wait > RETRY:
+        if backoff.failures:
             log.info("Redis answers again")
-        wait = RETRY
+        backoff.reset()
         if not answered:
             answered = True
             say("standby", token=lease.token, pid=os.getpid())
