@@ -8,9 +8,10 @@ every second (while Redis does not answer, at doubling waits up to RETRY_MAX,
 a warning each); the leader renews it every TTL/3 from a thread of its own
 (`scheduler.keeper`: neither a long re-arm nor an event loop saturated by
 webhooks delays a renewal, while a loop stopped for `--stall` seconds gives the
-lease up), re-arms every active game from the store (nothing survives in a job
-store), re-syncs all games every `--resync` seconds (catching any change it was
-not woken for) and re-arms single games when the service publishes their id on
+lease up), arms the games that fall due soon from the store's deadline index
+(nothing survives in a job store), re-syncs every `--resync` seconds from the
+index (loading only games whose version moved: catching any change it was not
+woken for) and re-arms single games when the service publishes their id on
 the wake channel. Losing the lease stops the timing engine at once and the
 process stands by again, for as long as it runs; SIGTERM releases the lease so a
 standby takes over without waiting for the TTL. Progress lines go to stdout
@@ -40,7 +41,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from scheduler.deadlines import DeadlineScheduler
+from scheduler.deadlines import LOOKAHEAD, DeadlineScheduler
 from scheduler.keeper import STALL, Keeper
 from scheduler.lease import DEFAULT_TTL_MS, Lease
 from scheduler.plan import DEFAULT, Policy, Schedule
@@ -93,10 +94,14 @@ async def _wake_loop(pubsub: Any, sched: DeadlineScheduler) -> None:
                 continue
             data = message["data"]
             text = data.decode() if isinstance(data, bytes) else str(data)
-            # "ID" or "ID SCHEDULE" (scheduler/service_ports.WakeNotifier)
+            # "ID", "ID SCHEDULE" or "ID SCHEDULE VERSION" (service_ports.WakeNotifier)
             game_id, _, rest = text.partition(" ")
+            version = None
+            if rest and not rest.endswith("]"):
+                rest, _, tail = rest.rpartition(" ")
+                version = int(tail) if tail.isdigit() else None
             try:
-                await sched.refresh(game_id, Schedule.parse(rest) if rest else None)
+                await sched.refresh(game_id, Schedule.parse(rest) if rest else None, version)
             except Exception:
                 log.exception("re-arming %s failed (the next resync will retry)", game_id)
     finally:
@@ -171,7 +176,9 @@ async def lead(
 
     keeper = Keeper(lease, on_lost, stall=stall)
     keeper.start()
-    sched = DeadlineScheduler(source, sink, policy=policy, may_fire=lease.valid)
+    # armed ahead by well over a resync period (scheduler/deadlines.LOOKAHEAD)
+    ahead = max(LOOKAHEAD, 3 * resync)
+    sched = DeadlineScheduler(source, sink, policy=policy, may_fire=lease.valid, lookahead=ahead)
     pubsub = redis.pubsub()
     term = asyncio.create_task(_either(lost, stop))
     tasks: list[asyncio.Task[Any]] = [
