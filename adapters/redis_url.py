@@ -63,15 +63,15 @@ def check(url: str) -> str:
     db = parts.path.strip("/")
     if parts.scheme != "unix" and db and not db.isdigit():
         raise ValueError("the database after the port must be a number (redis://host:6379/0)")
-    try:
-        redis.connection.parse_url(plain(url) if is_cluster(url) else url)  # type: ignore[no-untyped-call, unused-ignore]
-    except ValueError as exc:  # an option's value, say ?socket_timeout=x
-        raise ValueError(str(exc)) from None
     if is_cluster(url):
         if not parts.hostname:
             raise ValueError("a cluster URL names one node: redis+cluster://host:port")
         if parts.path.strip("/") not in ("", "0"):
             raise ValueError("a Redis Cluster has only database 0")
+    try:
+        redis.connection.parse_url(plain(url) if is_cluster(url) else url)  # type: ignore[no-untyped-call, unused-ignore]
+    except ValueError as exc:  # an option's value, say ?socket_timeout=x
+        raise ValueError(str(exc)) from None
     return url
 
 
