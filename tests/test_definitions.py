@@ -12,6 +12,7 @@ page and the catalogs to use.
 from __future__ import annotations
 
 import ast
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,6 @@ def test_the_checker_finds_a_kind_branch(tmp_path: Path) -> None:
 
 def test_every_game_is_registered_once_with_all_it_needs() -> None:
     assert len(KINDS) == len(GAMES) >= 3
-    templates = ROOT / "adapters" / "tv" / "templates"
     for game in GAMES:
         assert isinstance(game, GameDefinition)
         assert game.domain in DOMAINS, game.kind
@@ -106,7 +106,9 @@ def test_every_game_is_registered_once_with_all_it_needs() -> None:
         assert isinstance(game.rules.windows, tuple)
         assert game.words.aliases and all(a == a.lower() for a in game.words.aliases)
         assert render(game.words.name, "nb") != "" and render(game.words.name, "en")
-        assert game.tv is None or (templates / game.tv.template).is_file(), game.kind
+        if game.tv is not None:
+            package, _, file = game.tv.template.partition(":")
+            assert resources.files(package).joinpath(file).is_file(), game.kind
         assert game.simulator is None or game.simulator.players
         for option in game.options():
             assert isinstance(option.default, option.type), option

@@ -4,18 +4,27 @@ The renderer sees exactly `engine.view(game, None)` plus the lobby's public join
 details: it cannot show a secret the core did not publish. Player ids never
 reach the HTML (an SMS player's id may be a phone number); players appear by
 name only. Each game's definition names its screen (gameflow/core/definition.py
-`TvScreen`): a template here and a function that turns its part of the view into
-template values. The lobby is shared by all games; a game without a screen gets
-a plain generic one.
+`TvScreen`): a template in the game's package (which may include this page's
+own) and a function that turns its part of the view into template values. The
+lobby is shared by all games; a game without a screen gets a plain generic one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from importlib import resources
 from typing import Any
 
 import phonenumbers
 import segno
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    FunctionLoader,
+    PackageLoader,
+    StrictUndefined,
+    select_autoescape,
+)
 from markupsafe import Markup
 
 from adapters.tv.source import JoinInfo
@@ -53,8 +62,19 @@ def game_name(kind: str, lang: str) -> str:
     return render(game.words.name, lang) if game is not None else kind
 
 
+def _game_template(name: str) -> tuple[str, None, Callable[[], bool]] | None:
+    """A game's own template, named "package:file" by its definition's TvScreen."""
+    package, sep, file = name.partition(":")
+    if not sep:
+        return None
+    source = resources.files(package).joinpath(file).read_text(encoding="utf-8")
+    return source, None, lambda: True
+
+
 _env = Environment(
-    loader=PackageLoader("adapters.tv", "templates"),
+    loader=ChoiceLoader(
+        [PackageLoader("adapters.tv", "templates"), FunctionLoader(_game_template)]
+    ),
     autoescape=select_autoescape(["html"]),
     undefined=StrictUndefined,
     trim_blocks=True,

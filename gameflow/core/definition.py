@@ -97,7 +97,8 @@ class Translator(Protocol):
 
 @dataclass(frozen=True)
 class TvScreen:
-    """The game's TV screen: `template` (a name under adapters/tv/templates)
+    """The game's TV screen: `template` ("package:file", a Jinja template in
+    the game's package, which may include the page's own, adapters/tv/templates)
     rendered with the page's common values and `build(view, tr, name_of)`,
     `tr` the page's translator (its `t`, `n` and `core`)."""
 

@@ -206,5 +206,5 @@ GAME: Final = GameDefinition(
     words=WORDS,
     option_help=OPTION_HELP,
     simulator=Simulator("5-10", lazy("gameflow.games.resistance.balance:simulate")),
-    tv=TvScreen("resistance.html", tv.build),
+    tv=TvScreen("gameflow.games.resistance:tv.html", tv.build),
 )

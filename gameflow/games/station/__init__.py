@@ -172,6 +172,6 @@ GAME: Final = GameDefinition(
     words=WORDS,
     option_help=OPTION_HELP,
     simulator=Simulator("5-15", lazy("gameflow.simulate:station")),
-    tv=TvScreen("station.html", tv.build),
+    tv=TvScreen("gameflow.games.station:tv.html", tv.build),
     last_tally=last_tally,
 )

@@ -254,6 +254,6 @@ GAME: Final = GameDefinition(
     words=WORDS,
     option_help=OPTION_HELP,
     simulator=Simulator("6-24", lazy("gameflow.games.traitors.balance:simulate"), ("final_day",)),
-    tv=TvScreen("traitors.html", tv.build),
+    tv=TvScreen("gameflow.games.traitors:tv.html", tv.build),
     relay=relay,
 )
