@@ -77,8 +77,7 @@ class OptionError(ValueError):
 
 
 def limits_of(rules: Rules) -> Mapping[str, Limit]:
-    limits: Mapping[str, Limit] = getattr(rules, "option_limits", {})
-    return limits
+    return rules.option_limits
 
 
 def fit(rules: Rules, name: str, value: Any) -> tuple[Any, Msg | None]:

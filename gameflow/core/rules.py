@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from gameflow.core.actions import Action
 from gameflow.core.legal import ActionSpec
+from gameflow.core.options import Limit
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
@@ -29,11 +30,15 @@ class Rules(Protocol):
     # phase it closes, option holding its "HH:MM") triples; () for a game
     # without calendar pacing.
     windows: tuple[tuple[str, str, str], ...]
-    # Read with getattr too (gameflow.core.options): `option_limits`, each
-    # option's range or choices; every game here declares one for every option.
     # Optional (read with getattr by the engine's view): `secret_inputs`, True
     # when how many inputs came is itself a secret even to the host's ordinary
     # view (a Traitors night's votes): that view then carries no `version`.
+
+    @property
+    def option_limits(self) -> Mapping[str, Limit]:
+        """Each option's range or choices (gameflow.core.options); an option
+        left out takes any value of its type."""
+        ...
 
     def default_options(self) -> dict[str, Any]:
         """Options and their defaults; the host may change them in the lobby."""
