@@ -222,6 +222,9 @@ class Runtime:
     channels: list[Channel] = field(default_factory=list)
     background: list[Background] = field(default_factory=list)
     owns_store: bool = True
+    # the SMS adapter's records, when it runs: the retention pass forgets an
+    # ended game's numbers there too (bots/serve.py)
+    sms_directory: Directory | None = None
 
     @property
     def store_kind(self) -> str:
@@ -365,7 +368,7 @@ def wire_sms(rt: Runtime) -> Channel | None:
     except ImportError as exc:
         log.warning("Twilio is configured but the SMS adapter is missing: %s", exc)
         return None
-    directory = open_sms_directory(s)
+    directory = rt.sms_directory = open_sms_directory(s)
     adapter = webhook.create_sms(
         rt.service, s.sms_settings(), directory=directory, tv_link=rt.tv_link
     )

@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--with-channel-ids",
         action="store_true",
-        help="keep the players' Telegram ids and SMS number hashes (default: p1, p2, ... "
+        help="keep the players' Telegram ids and SMS number hashes (default: anon:1, anon:2, ... "
         "instead, for bug reports)",
     )
     p.set_defaults(func=_export)

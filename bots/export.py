@@ -5,8 +5,9 @@ The script (docs/game-scripts.md) reproduces the game under
 audits start from it. It reveals the seed, and with it every secret of the
 deal: it is an operator's tool. The players' channel identities (`tg:201`, a
 Telegram user id; `sms:...`, a keyed hash of a phone number) are replaced by
-neutral ids unless asked for (`without_channel_ids`): a bug report needs the
-game, not who played it.
+neutral ids unless asked for (`without_channel_ids`): `anon:1`, `anon:2`, ...,
+the ones the store writes once the game's contacts are forgotten
+(service/forget.py). A bug report needs the game, not who played it.
 
 The log holds every accepted input from the lobby on, each with its time. The
 lobby folds into the script's envelope (players in seat order, their names,
@@ -26,10 +27,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gameflow.core import actions as A
+from gameflow.core.codec import encode_game
 from gameflow.core.engine import apply
 from gameflow.core.result import Rejected
 from gameflow.core.state import LOBBY, Game
 from gameflow.replay import HOST, advance_when_ready, parse_step, setup_game
+from service.forget import neutral, numbering, swap
 from service.ports import GameStore
 
 _HOST_KINDS = (
@@ -109,40 +112,47 @@ def export_script(initial: Game, entries: Sequence[Mapping[str, Any]]) -> dict[s
     return script
 
 
-def without_channel_ids(script: dict[str, Any]) -> dict[str, Any]:
+def without_channel_ids(
+    script: dict[str, Any], new: dict[str, str] | None = None
+) -> dict[str, Any]:
     """`script` with each player's id (`tg:201`, `sms:3f9c...`) replaced by a
-    neutral one, everywhere (players, names, setup, steps). The new ids sort
-    as the old ones did (`p1` < `p2` ... in the old ids' order), so whatever
-    the rules order by id plays out the same; the seats stay as they were."""
-    ids = set(script["players"]) | {
-        str(step["as"]) for step in script["steps"] if step.get("as") not in (None, HOST)
-    }
-    width = len(str(len(ids)))
-    new = {old: f"p{i:0{width}d}" for i, old in enumerate(sorted(ids), 1)}
-
-    def swap(value: Any) -> Any:
-        if isinstance(value, str):
-            return new.get(value, value)
-        if isinstance(value, list):
-            return [swap(v) for v in value]
-        if isinstance(value, dict):
-            return {new.get(k, k): swap(v) for k, v in value.items()}
-        return value
-
+    neutral one, everywhere (players, names, setup, steps): `new`, the
+    numbering the store's forgetting gives the game (service/forget.py:
+    `anon:1`, `anon:2`, ... in the old ids' order, so whatever the rules order
+    by id plays out the same; `export_game` passes it), else the same
+    numbering of the script's own ids. The seats stay as they were; the setup
+    keeps its keys sorted, as a stored deal's are. So an export stripped
+    before CONTACTS_RETENTION_HOURS equals the plain export after it."""
+    if new is None:
+        ids = set(script["players"]) | {
+            str(step["as"]) for step in script["steps"] if step.get("as") not in (None, HOST)
+        }
+        new = numbering(ids)
     kept = ("game", "id", "seed", "lang")  # never a player's id
-    return {k: v if k in kept else swap(v) for k, v in script.items()}
+    out = {k: v if k in kept else swap(v, new) for k, v in script.items()}
+    out["setup"] = json.loads(json.dumps(out["setup"], sort_keys=True))
+    return out
 
 
-async def export_game(store: GameStore, game: str) -> dict[str, Any]:
+async def export_game(store: GameStore, game: str, *, channel_ids: bool = True) -> dict[str, Any]:
     """The script of `game`: its id, or the join code a host was shown (of a
-    game that runs or one that has ended, while the store keeps it)."""
+    game that runs or one that has ended, while the store keeps it); without
+    `channel_ids`, with the players' ids as the store's forgetting writes them."""
     initial = await store.initial(game)
     if initial is None and len(game) <= 8:
         found = await store.game_last_with_code(game.upper())
         initial = await store.initial(found) if found else None
     if initial is None:
         raise LookupError(f"no game with the id or join code {game!r}")
-    return export_script(initial, await store.log(initial.id))
+    entries = await store.log(initial.id)
+    script = export_script(initial, entries)
+    if channel_ids:
+        return script
+    snapshot = await store.load(initial.id)
+    new = neutral(
+        json.loads(encode_game(snapshot or initial)), json.loads(encode_game(initial)), entries
+    )
+    return without_channel_ids(script, new)
 
 
 def open_store(url: str) -> GameStore:
@@ -195,7 +205,7 @@ def main(
     async def go() -> dict[str, Any]:
         store = open_store(store_url) if store_url else settings_store(env_file)
         try:
-            return await export_game(store, game)
+            return await export_game(store, game, channel_ids=channel_ids)
         finally:
             await store.close()
 
@@ -204,7 +214,5 @@ def main(
     except (LookupError, ValueError, SettingsError) as exc:
         print(f"muldvarp export: {exc}", file=sys.stderr)
         return 1
-    if not channel_ids:
-        script = without_channel_ids(script)
     sys.stdout.write(json.dumps(script, ensure_ascii=False, indent=1) + "\n")
     return 0

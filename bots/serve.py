@@ -43,12 +43,15 @@ FORGET_EVERY = 60.0  # seconds between two looks for ended games' contacts to fo
 async def forget_loop(rt: Runtime, leading: Callable[[], bool]) -> None:
     """Forget the contacts of games ended `CONTACTS_RETENTION_HOURS` ago, once
     a minute, while this process runs the scheduler (the store's step is
-    idempotent: a second worker doing it too would change nothing)."""
+    idempotent: a second worker doing it too would change nothing); the SMS
+    adapter's numbers of each game first, when it runs here."""
     after = rt.settings.contacts_retention_hours * 3600.0
     while True:
         if leading():
             try:
-                done = await rt.service.forget_contacts(after)
+                directory = rt.sms_directory
+                first = directory.forget_game if directory is not None else None
+                done = await rt.service.forget_contacts(after, first)
                 if done:
                     log.info("forgot the contacts of %d ended game(s)", len(done))
             except Exception:

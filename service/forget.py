@@ -16,7 +16,7 @@ both stores: no decoding of a state, nothing but the ids changes.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 ANON = "anon:"
@@ -35,17 +35,33 @@ def _ids(state: Any, into: set[str]) -> None:
 
 def neutral(snapshot: Any, initial: Any, entries: Sequence[Any]) -> dict[str, str]:
     """Old id -> neutral id for a game, or {} when no id is a channel's (a
-    demo's names) or the ids are neutral already (a game forgotten before)."""
+    demo's names) or the ids are neutral already (a game forgotten before).
+    The one numbering: the stores' forgetting and `muldvarp export` without
+    channel ids both take it, so an export after the forgetting is the same
+    as one stripped before it (bots/export.py)."""
     ids: set[str] = set()
     _ids(snapshot, ids)
     _ids(initial, ids)
     for entry in entries:
         if isinstance(entry, dict) and isinstance(entry.get("as"), str):
             ids.add(entry["as"])
+    return numbering(ids)
+
+
+def numbering(ids: Iterable[str]) -> dict[str, str]:
+    """`anon:1`, `anon:2`, ... for `ids` in their sorted order (so whatever
+    the rules order by id plays out the same), or {} when none is a channel's."""
+    ids = set(ids)
     if not any(i.startswith(CHANNELS) for i in ids):
         return {}
     width = len(str(len(ids)))
     return {old: f"{ANON}{i:0{width}d}" for i, old in enumerate(sorted(ids), 1)}
+
+
+def contacts(new: dict[str, str]) -> list[str]:
+    """The channel ids among a game's old ids (`neutral`'s keys): whose
+    records elsewhere (the SMS numbers) go with the game's."""
+    return sorted(old for old in new if old.startswith(CHANNELS))
 
 
 def swap(value: Any, new: dict[str, str]) -> Any:
@@ -80,3 +96,10 @@ def forget_texts(
     if not new:
         return None
     return _dump(swap(snap, new)), _dump(swap(init, new)), [_dump(swap(e, new)) for e in log]
+
+
+def channel_ids(snapshot: str, initial: str, entries: Sequence[str]) -> list[str]:
+    """The channel ids a game's stored texts still hold ([] once forgotten)."""
+    return contacts(
+        neutral(json.loads(snapshot), json.loads(initial), [json.loads(e) for e in entries])
+    )

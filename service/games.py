@@ -53,7 +53,15 @@ from gameflow.replay import parse_step, step_of
 from service import zones
 from service.compose import Composer, Origin
 from service.outbox import OutboxMessage
-from service.ports import CommitResult, GameStore, NextInstant, Notifier, Status, due_floor
+from service.ports import (
+    CommitResult,
+    Forgetting,
+    GameStore,
+    NextInstant,
+    Notifier,
+    Status,
+    due_floor,
+)
 
 log = logging.getLogger(__name__)
 
@@ -395,11 +403,12 @@ class GameService:
                 still.append(game_id)
         return still
 
-    async def forget_contacts(self, after: float) -> list[str]:
+    async def forget_contacts(self, after: float, first: Forgetting | None = None) -> list[str]:
         """Forget the contacts of the games that ended `after` seconds ago or
-        more (`CONTACTS_RETENTION_HOURS`; GameStore.forget_contacts). The
-        copies this process keeps are of running games only (`_remember`)."""
-        return await self.store.forget_contacts(self.clock() - after)
+        more (`CONTACTS_RETENTION_HOURS`; GameStore.forget_contacts, `first`
+        for the channels' own records). The copies this process keeps are of
+        running games only (`_remember`)."""
+        return await self.store.forget_contacts(self.clock() - after, first)
 
     async def verify(self, game_id: str) -> Game:
         """Replay the game's log from its initial state and check it leads to the

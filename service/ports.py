@@ -31,7 +31,7 @@ falls due soon (`due`) instead of loading and decoding every active game.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import EllipsisType
@@ -45,6 +45,10 @@ DEFAULT_RETENTION = 7 * 24 * 3600.0  # finished games: one week for audits and b
 DEFAULT_DEDUPE_TTL = 24 * 3600.0  # Telegram and Twilio give up retrying well within a day
 
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+Forgetting = Callable[[str, list[str]], Awaitable[object]]
+"""A game's id and the channel ids it held: forget them elsewhere too."""
 
 
 def check_id(game_id: str) -> str:
@@ -251,12 +255,17 @@ class GameStore(OutboxStore, Protocol):
         earliest first."""
         ...
 
-    async def forget_contacts(self, ended_before: float) -> list[str]:
+    async def forget_contacts(
+        self, ended_before: float, first: Forgetting | None = None
+    ) -> list[str]:
         """Forget the contacts of the games that ended at or before
         `ended_before` and still have them (service/forget.py: the players'
         channel ids in the snapshot, initial state and log replaced by neutral
-        ones, the channels' attributes dropped). The games stay, until they
-        expire. Idempotent; returns the games done."""
+        ones, the channels' attributes and the game's outbox, undelivered and
+        delivered, dropped). The games stay, until they expire. `first(game,
+        channel ids)` runs before each game's step (the channels' own records:
+        the SMS numbers); a game whose `first` fails is tried again next time.
+        Idempotent; returns the games done."""
         ...
 
     async def finish(self, game_id: str) -> None:

@@ -62,6 +62,36 @@ def test_numbers_are_remembered_and_replaced(records: Records) -> None:
     run(go())
 
 
+def test_an_ended_game_forgets_its_numbers_and_their_texts_but_no_stop(
+    records: Records,
+) -> None:
+    """forget_game (CONTACTS_RETENTION_HOURS): the numbers still in that game
+    go with every text to and from them; a number now in a later game stays,
+    and so does a STOP."""
+    other = "+4790000001"
+
+    async def go() -> None:
+        d = records()
+        gone, moved = player_id(PHONE, "key"), player_id(other, "key")
+        try:
+            for n, (pid, phone) in enumerate(((gone, PHONE), (moved, other))):
+                await d.set_phone(pid, phone, "g1")
+                await d.store_inbound(f"SMi{n}", phone, "JOIN", 1.0)
+                await d.record_sent(f"SMo{n}", phone, pid, "g1", True, "sent", 1.0)
+            await d.set_phone(moved, other, "g2")  # joined a later game
+            await d.opt_out(PHONE, 2.0)
+            assert await d.forget_game("g1", [gone, moved]) == [PHONE]
+            assert await d.phone_of(gone) is None and await d.phone_of(moved) == other
+            assert await d.inbound("SMi0") is None and await d.sent("SMo0") is None
+            assert await d.inbound("SMi1") is not None and await d.sent("SMo1") is not None
+            assert await d.opted_out(PHONE)  # the carrier's: never forgotten
+            assert await d.forget_game("g1", [gone, moved]) == []  # once
+        finally:
+            await d.close()
+
+    run(go())
+
+
 def test_stop_and_start_toggle_reachability_once_each(records: Records) -> None:
     async def go() -> None:
         d = records()
@@ -228,9 +258,15 @@ def test_redis_keys_live_under_the_store_prefix_with_the_retention(
             keys = sorted([k async for k in r.scan_iter(match=prefix + "*")])
             assert keys == sorted(
                 prefix + k
-                for k in ("sms:in:SM1", "sms:num:sms:p", f"sms:stop:{PHONE}", "sms:out:SMo")
+                for k in (
+                    "sms:in:SM1",
+                    "sms:num:sms:p",
+                    f"sms:stop:{PHONE}",
+                    "sms:out:SMo",
+                    f"sms:texts:{PHONE}",  # the texts' index, for forget_game
+                )
             )
-            for kind in ("in:SM1", "num:sms:p", "out:SMo"):
+            for kind in ("in:SM1", "num:sms:p", "out:SMo", f"texts:{PHONE}"):
                 assert 55_000 < await r.pttl(f"{prefix}sms:{kind}") <= 60_000, kind
             assert await r.pttl(f"{prefix}sms:stop:{PHONE}") == -1  # STOP holds until START
             # A number in use lives on: looking it up renews its time.

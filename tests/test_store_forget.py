@@ -122,7 +122,11 @@ def test_serve_forgets_while_it_leads(monkeypatch: pytest.MonkeyPatch) -> None:
 
     asked: list[float] = []
 
-    async def forget_contacts(after: float) -> list[str]:
+    async def forget_game(game: str, players: list[str]) -> list[str]:
+        return []
+
+    async def forget_contacts(after: float, first: Any = None) -> list[str]:
+        assert first == forget_game  # the SMS numbers go first
         asked.append(after)
         if len(asked) == 1:
             raise ConnectionError("the store is away")
@@ -131,6 +135,7 @@ def test_serve_forgets_while_it_leads(monkeypatch: pytest.MonkeyPatch) -> None:
     rt: Any = SimpleNamespace(
         settings=SimpleNamespace(contacts_retention_hours=2.0),
         service=SimpleNamespace(forget_contacts=forget_contacts),
+        sms_directory=SimpleNamespace(forget_game=forget_game),
     )
     leading = [False]
     monkeypatch.setattr(serve, "FORGET_EVERY", 0.01)

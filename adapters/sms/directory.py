@@ -8,6 +8,10 @@ final result still goes out); the numbers that said STOP; every inbound message
 also how a redelivery is recognised); and every outbound one with its delivery
 status, so a failed private text can be reported to the host.
 
+When an ended game's contacts are forgotten (`forget_game`, from the store's
+retention pass) its players' numbers go with every text to and from them,
+unless a number is in a later game; the STOPs stay.
+
 `Directory` is that port; two implementations keep it:
 
 - `SqliteDirectory` (here): one small SQLite file (or ":memory:"), for the
@@ -126,6 +130,14 @@ class Directory(Protocol):
         ...
 
     async def sent(self, sid: str) -> Sent | None: ...
+
+    async def forget_game(self, game: str, players: Sequence[str]) -> list[str]:
+        """An ended game's contacts are forgotten (CONTACTS_RETENTION_HOURS):
+        the numbers of `players` still linked to `game` go, with every text
+        to and from them; a number linked to a later game stays, and so does
+        every STOP (the carrier's, never forgotten). Idempotent; returns the
+        numbers forgotten."""
+        ...
 
     async def close(self) -> None: ...
 
@@ -253,6 +265,25 @@ class SqliteDirectory:
             "SELECT sid, phone, player, game, secret, status FROM outbound WHERE sid = ?", sid
         ).fetchone()
         return None if row is None else Sent(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
+
+    async def forget_game(self, game: str, players: Sequence[str]) -> list[str]:
+        if not players:
+            return []
+        where = f"FROM numbers WHERE game = ? AND player IN ({', '.join('?' * len(players))})"
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                found = self._db.execute(f"SELECT phone {where}", (game, *players))
+                phones = [str(r[0]) for r in found]
+                self._db.execute(f"DELETE {where}", (game, *players))
+                for phone in phones:
+                    self._db.execute("DELETE FROM inbound WHERE phone = ?", (phone,))
+                    self._db.execute("DELETE FROM outbound WHERE phone = ?", (phone,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        return phones
 
     async def close(self) -> None:
         with self._lock:

@@ -16,9 +16,15 @@ Keys, under `prefix` (default "muldvarp:", the same as the game store's):
   sms:stop:PHONE    opted out (STOP) at this time; no TTL: a STOP holds until START
   sms:out:SID       hash phone, player, game, secret, status, error, at: an
                     outbound text and its delivery status, TTL retention
+  sms:texts:PHONE   set of in:SID and out:SID, the texts from and to PHONE,
+                    TTL retention (written before the text's own key): what
+                    `forget_game` deletes with the number
 
 Each key is on its own (no multi-key step), so Redis Cluster works as it does
-for the store.
+for the store. `forget_game` drops a number's texts and then the number
+(compare-and-delete on its game): a crash between the two leaves the number,
+and the retention pass, which repeats a game whose step failed, does both
+again.
 """
 
 from __future__ import annotations
@@ -44,6 +50,18 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local old = redis.call('HMGET', KEYS[1], 'phone', 'player', 'game', 'secret', 'status')
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'error', ARGV[2], 'at', ARGV[3])
 return old
+"""
+
+
+# KEYS: a number's key. ARGV: the game. The phone if the number was linked to
+# that game (and is now deleted), else nothing.
+_FORGET_NUMBER = """
+local value = redis.call('GET', KEYS[1])
+if not value then return false end
+local number = cjson.decode(value)
+if number[2] ~= ARGV[1] then return false end
+redis.call('DEL', KEYS[1])
+return number[1]
 """
 
 
@@ -74,6 +92,7 @@ class RedisDirectory:
         self.prefix = prefix
         self.retention = retention
         self._update_status = client.register_script(_UPDATE_STATUS)
+        self._forget_number = client.register_script(_FORGET_NUMBER)
         # player -> phone as last read or written here: `reachable`'s guess
         self._phones: LRUCache[str, str] = LRUCache(maxsize=PHONES_REMEMBERED)
 
@@ -95,8 +114,17 @@ class RedisDirectory:
 
     # -- inbound ----------------------------------------------------------------
 
+    async def _index(self, phone: str, text: str) -> None:
+        """`text` (in:SID, out:SID) is from or to `phone`: before it is written."""
+        key = self._k("texts", phone)
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.sadd(key, text)
+            pipe.pexpire(key, _ms(self.retention))
+            await pipe.execute()
+
     async def store_inbound(self, sid: str, phone: str, body: str, at: float) -> bool:
         value = json.dumps([phone, body, at], ensure_ascii=False)
+        await self._index(phone, "in:" + sid)
         stored = await self.client.set(self._k("in", sid), value, nx=True, px=_ms(self.retention))
         return bool(stored)
 
@@ -191,6 +219,7 @@ class RedisDirectory:
             "error": error or "",
             "at": repr(at),
         }
+        await self._index(phone, "out:" + sid)
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(key, mapping=fields)
             pipe.pexpire(key, _ms(self.retention))
@@ -215,6 +244,24 @@ class RedisDirectory:
         if phone is None:
             return None
         return Sent(sid, str(phone), _opt(player), _opt(game), secret == "1", str(status))
+
+    # -- forgetting -------------------------------------------------------------------
+
+    async def forget_game(self, game: str, players: Sequence[str]) -> list[str]:
+        phones = []
+        for player in players:
+            value = await self.client.get(self._k("num", player))
+            if value is None or json.loads(value)[1] != game:
+                continue  # none, or a number now in a later game: kept
+            phone = str(json.loads(value)[0])
+            index = self._k("texts", phone)
+            for text in await self.client.smembers(index):
+                await self.client.delete(self._k(*str(text).split(":", 1)))
+            await self.client.delete(index)
+            if await self._forget_number(keys=[self._k("num", player)], args=[game]):
+                phones.append(phone)
+            self._phones.pop(player, None)
+        return phones
 
     async def close(self) -> None:
         if isinstance(self.client, RedisCluster):

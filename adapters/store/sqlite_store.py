@@ -23,6 +23,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from types import EllipsisType
 from typing import Any, TypeVar
 
@@ -37,6 +38,7 @@ from service.ports import (
     DEFAULT_RETENTION,
     CommitResult,
     Due,
+    Forgetting,
     Status,
     check_id,
     due_floor,
@@ -413,17 +415,28 @@ class SqliteStore(SqliteOutbox):
 
         return await self._run(go)
 
-    async def forget_contacts(self, ended_before: float) -> list[str]:
-        def go(db: sqlite3.Connection) -> list[str]:
-            rows = db.execute(
-                "SELECT id FROM games WHERE forget IS NOT NULL AND forget <= ?", (ended_before,)
-            ).fetchall()
-            for (game_id,) in rows:
-                with tx(db):  # one game at a time: the write lock is held briefly
-                    sqlite_upkeep.forget(db, str(game_id))
-            return [str(r[0]) for r in rows]
+    async def forget_contacts(
+        self, ended_before: float, first: Forgetting | None = None
+    ) -> list[str]:
+        def due(db: sqlite3.Connection) -> list[str]:
+            return [
+                str(r[0])
+                for r in db.execute(
+                    "SELECT id FROM games WHERE forget IS NOT NULL AND forget <= ?",
+                    (ended_before,),
+                )
+            ]
 
-        return await self._run(go)
+        done = []
+        for game_id in await self._run(due):
+            if first is not None:
+                await first(
+                    game_id, await self._run(partial(sqlite_upkeep.contacts, game_id=game_id))
+                )
+            # one game at a time: the write lock is held briefly
+            await self._run(partial(sqlite_upkeep.forget, game_id=game_id))
+            done.append(game_id)
+        return done
 
     async def _one(self, sql: str, *args: Any) -> str | None:
         def go(db: sqlite3.Connection) -> str | None:

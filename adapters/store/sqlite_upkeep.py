@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 
 from adapters.store.sqlite_tx import tx
-from service.forget import forget_texts
+from service.forget import channel_ids, forget_texts
 
 
 def index_due(db: sqlite3.Connection) -> None:
@@ -33,26 +33,39 @@ def forget_column(db: sqlite3.Connection, now: float) -> None:
             db.execute("UPDATE games SET forget = ? WHERE active = 0", (now,))
 
 
-def forget(db: sqlite3.Connection, game_id: str) -> None:
-    """An ended game's contacts forgotten (service/forget.py), in the caller's
-    transaction: its ids in the snapshot, initial state and log, and the
-    channels' attributes."""
+def _texts(db: sqlite3.Connection, game_id: str) -> tuple[str, str, list[tuple[int, str]]] | None:
     row = db.execute("SELECT snapshot, initial FROM games WHERE id = ?", (game_id,)).fetchone()
-    if row is not None:
-        log = db.execute(
-            "SELECT seq, entry FROM log WHERE game = ? ORDER BY seq", (game_id,)
-        ).fetchall()
-        seqs = [r[0] for r in log]
-        texts = forget_texts(str(row[0]), str(row[1]), [str(r[1]) for r in log])
+    if row is None:
+        return None
+    log = db.execute("SELECT seq, entry FROM log WHERE game = ? ORDER BY seq", (game_id,))
+    return str(row[0]), str(row[1]), [(int(r[0]), str(r[1])) for r in log]
+
+
+def contacts(db: sqlite3.Connection, game_id: str) -> list[str]:
+    """The channel ids the game still holds ([] once forgotten)."""
+    texts = _texts(db, game_id)
+    return [] if texts is None else channel_ids(texts[0], texts[1], [e for _, e in texts[2]])
+
+
+def forget(db: sqlite3.Connection, game_id: str) -> None:
+    """An ended game's contacts forgotten (service/forget.py), in one
+    transaction: its ids in the snapshot, initial state and log, the channels'
+    attributes, and its outbox (the payloads name chat ids and players, the
+    acked keys players: nothing is sent to a game forgotten)."""
+    with tx(db):
+        texts = _texts(db, game_id)
         if texts is not None:
-            snapshot, initial, new = texts
-            db.execute(
-                "UPDATE games SET snapshot = ?, initial = ? WHERE id = ?",
-                (snapshot, initial, game_id),
-            )
-            db.executemany(
-                "UPDATE log SET entry = ? WHERE game = ? AND seq = ?",
-                [(e, game_id, seq) for seq, e in zip(seqs, new, strict=True)],
-            )
-    db.execute("DELETE FROM attrs WHERE game = ?", (game_id,))
-    db.execute("UPDATE games SET forget = NULL WHERE id = ?", (game_id,))
+            snapshot, initial, log = texts
+            new = forget_texts(snapshot, initial, [e for _, e in log])
+            if new is not None:
+                db.execute(
+                    "UPDATE games SET snapshot = ?, initial = ? WHERE id = ?",
+                    (new[0], new[1], game_id),
+                )
+                db.executemany(
+                    "UPDATE log SET entry = ? WHERE game = ? AND seq = ?",
+                    [(e, game_id, seq) for (seq, _), e in zip(log, new[2], strict=True)],
+                )
+        db.execute("DELETE FROM attrs WHERE game = ?", (game_id,))
+        db.execute("DELETE FROM outbox WHERE game = ?", (game_id,))
+        db.execute("UPDATE games SET forget = NULL WHERE id = ?", (game_id,))
