@@ -27,7 +27,7 @@ from tests.store_helpers import T0, ok, one_slot, run, store_fixture
 
 pytestmark = pytest.mark.store
 
-make_store = store_fixture(("sqlite", "redis", "redis-cluster"))
+make_store = store_fixture(("sqlite", "redis", "redis-cluster", "cluster"))
 KEY = "sms-id-key"
 
 
