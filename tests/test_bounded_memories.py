@@ -14,12 +14,12 @@ import pytest
 import redis.asyncio as aioredis
 
 import adapters.outbox_loop as outbox_loop
-import adapters.sms.notifier as sms_notifier
 import adapters.sms.redis_directory as redis_directory
+import adapters.sms.sent_sheets as sent_sheets
 import adapters.telegram.record as record
 from adapters.outbox_loop import OutboxLoop
-from adapters.sms.notifier import SentSheets
 from adapters.sms.redis_directory import RedisDirectory
+from adapters.sms.sent_sheets import SentSheets
 from adapters.telegram.record import Records
 from service.outbox import OutboxEntry
 from tests.store_helpers import run
@@ -43,7 +43,7 @@ def test_the_sms_number_guesses_keep_the_latest_players(monkeypatch: pytest.Monk
 
 
 def test_the_sms_sheet_records_keep_the_latest_games(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sms_notifier, "SEEN_CACHE", SIZE)
+    monkeypatch.setattr(sent_sheets, "SEEN_CACHE", SIZE)
     sheets = SentSheets(None)
     games = [f"g{i}" for i in range(5)]
     for g in games:

@@ -53,10 +53,11 @@ from typing import Any
 from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
 from adapters.sms.directory import Directory
-from adapters.sms.notifier import ATTR as SHEETS
-from adapters.sms.notifier import CHANNEL, SentSheets, SmsComposer, Swap, record_of, split
+from adapters.sms.notifier import CHANNEL, SmsComposer, split
 from adapters.sms.outbound import OutMessage, TwilioSender
 from adapters.sms.segments import prepare
+from adapters.sms.sent_sheets import ATTR as SHEETS
+from adapters.sms.sent_sheets import SentSheets, Swap, record_of
 from adapters.status_link import TvLink
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game

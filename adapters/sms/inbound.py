@@ -40,18 +40,16 @@ from adapters.sms.notifier import (
     ANSWERED,
     CHANNEL,
     CLOSED,
-    SentSheets,
     SmsComposer,
     reply_key,
     reply_lines,
     split,
 )
-from adapters.sms.notifier import (
-    ATTR as SHEETS,
-)
 from adapters.sms.outbound import OutMessage, TwilioSender
 from adapters.sms.phones import e164
 from adapters.sms.segments import prepare
+from adapters.sms.sent_sheets import ATTR as SHEETS
+from adapters.sms.sent_sheets import SentSheets
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
 from gameflow.core.away import parse_until

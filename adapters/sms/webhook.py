@@ -37,12 +37,14 @@ from starlette.routing import Route
 from twilio.request_validator import RequestValidator
 from twilio.rest import Client
 
+from adapters.owed import attach
 from adapters.sms.delivery import Delivery
 from adapters.sms.directory import Directory, SqliteDirectory
 from adapters.sms.host_reports import HostHook
 from adapters.sms.inbound import Gateway, TvLink
-from adapters.sms.notifier import SentSheets, SmsComposer
+from adapters.sms.notifier import SmsComposer
 from adapters.sms.outbound import TwilioSender, twilio_client
+from adapters.sms.sent_sheets import SentSheets
 from adapters.sms.settings import SmsSettings
 from service.games import GameService
 
@@ -129,8 +131,7 @@ def create_sms(
         wake=delivery.wake,
     )
     sender.on_failed = gateway.on_failed
-    if register and composer not in service.composers:
-        service.composers.append(composer)
+    if register and attach(service.composers, composer):
         service.notifiers.append(delivery)
     return SmsAdapter(settings, directory, sender, composer, sheets, delivery, gateway)
 

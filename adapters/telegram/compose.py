@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adapters import status_link
+from adapters.owed import Owed, echo
 from adapters.telegram.acting import chat_of
 from adapters.telegram.jobs import Priority
 from adapters.telegram.news import JOINED
@@ -97,6 +97,13 @@ class TelegramComposer:
         events: tuple[Event, ...],
         origin: Origin | None = None,
     ) -> list[OutboxMessage]:
+        """One commit's messages on their own (tests; the service asks
+        `render` through adapters/owed.py's one composer)."""
+        return self.render(Owed.of(before, after, events, origin))
+
+    def render(self, owed: Owed) -> list[OutboxMessage]:
+        """What the commit owes (adapters/owed.py), as Telegram messages."""
+        after, events = owed.after, owed.events
         version = after.version
         counter = itertools.count()
         out: list[OutboxMessage] = []
@@ -105,9 +112,9 @@ class TelegramComposer:
             key = f"{version}:{next(counter)}"
             out.append(OutboxMessage(CHANNEL, key, {"kind": kind, **payload}))
 
-        acting = origin if origin is not None and origin.channel == CHANNEL else None
+        acting = owed.by(CHANNEL)
         lang = after.lang
-        echo = _echo(acting, events)
+        echo = owed.echo(CHANNEL)
         # What each chat is told privately (TELL, HOST), by event index: a
         # chat's news is cut there, so it reads in the order of the events
         # ("You sit out the next round" before the next round's title).
@@ -118,14 +125,10 @@ class TelegramComposer:
             chat = chat_of(e.to if e.kind is Kind.TELL else (e.to or after.host))
             if chat is not None:
                 says.append((i, chat, e))
-        public = [
-            (i, e.text)
-            for i, e in enumerate(events)
-            if e.kind is Kind.ANNOUNCE and e.text is not None
-        ]
+        public = [(i, e.text) for i in owed.news if (e := events[i]).text is not None]
         rest: dict[int, Later] = {}
         if public:
-            asked = _asked(before, after, lang)
+            asked = _asked(owed, lang)
             cuts: dict[int, list[int]] = {}
             for i, chat, _ in says:
                 cuts.setdefault(chat, []).append(i)
@@ -143,7 +146,7 @@ class TelegramComposer:
                 parts = [part for at, part in later.parts if i < at < later.next_cut(i)]
                 if parts:
                     add("news", to=chat, parts=parts, when=later.when, label=later.label)
-        if status_link.due(before, after):
+        if owed.link:
             # a campaign starts: the status page's link, for the group or else
             # for each player (made at delivery: adapters/status_link.py)
             add("link", to=GROUP, when=IF_GROUP)
@@ -151,10 +154,8 @@ class TelegramComposer:
                 chat = chat_of(player)
                 if chat is not None:
                     add("link", to=chat, when=IF_NO_GROUP)
-        for player in dict.fromkeys((*before.players, *after.players)):
-            if chat_of(player) is None:
-                continue
-            if _key(before, player) == _key(after, player):
+        for player in owed.people:
+            if chat_of(player) is None or owed.question(player, _key) is None:
                 continue
             keep = None
             if acting is not None and acting.player == player and acting.message is not None:
@@ -236,22 +237,11 @@ class Later:
         return next((c for c in self.cuts if c > after), sys.maxsize)
 
 
-def _echo(acting: Origin | None, events: tuple[Event, ...]) -> int | None:
-    """The index of the TELL that echoes the player's own tap (the handler
-    puts it into the message tapped), if any."""
-    if acting is None or acting.seq is None:
-        return None
-    for i, e in enumerate(events):
-        if e.kind is Kind.TELL and e.to == acting.player and e.phase == acting.seq:
-            return i
-    return None
-
-
 def echo_of(origin: Origin, events: tuple[Event, ...]) -> Event | None:
     """The TELL of a committed input's events that echoes its player's own
-    answer: not composed (above), the handler shows it in the message
+    answer: not composed (Owed.echo), the handler shows it in the message
     tapped, or as its reply."""
-    i = _echo(origin if origin.channel == CHANNEL else None, events)
+    i = echo(origin, CHANNEL, events)
     return None if i is None else events[i]
 
 
@@ -264,14 +254,14 @@ def confirmed(messages: Sequence[OutboxMessage]) -> bool:
     )
 
 
-def _asked(before: Game, after: Game, lang: str) -> dict[int, set[str]]:
+def _asked(owed: Owed, lang: str) -> dict[int, set[str]]:
     """Per player chat, the context lines of the question the commit opens
     for them (they are sent with it, as its head)."""
     out: dict[int, set[str]] = {}
-    for player in after.players:
+    for player in owed.after.players:
         chat = chat_of(player)
-        q = question(after, player)
-        if chat is None or q is None or _key(before, player) == q.key:
+        q = question(owed.after, player)
+        if chat is None or q is None or owed.question(player, _key) is None:
             continue
         out[chat] = {render(c, lang) for c in q.context}
     return out

@@ -38,6 +38,7 @@ from starlette.routing import Route
 from telegram import Update
 from telegram.ext import Application, ApplicationBuilder
 
+from adapters.owed import attach
 from adapters.telegram.compose import TelegramComposer
 from adapters.telegram.delivery import TelegramDelivery
 from adapters.telegram.handlers import Telegram, add_handlers, register_menu
@@ -82,7 +83,7 @@ def build(
     options = {"wall": service.clock, **dict(delivery_options or {})}
     delivery = TelegramDelivery(service.store, notifier, tv_link=tv_link, **options)
     notifier.wake = delivery.wake
-    service.composers.append(TelegramComposer())
+    attach(service.composers, TelegramComposer())
     service.notifiers.append(notifier)
     tg = Telegram(service, outbound, notifier, default_lang, tv_link, seed_for, setup_for)
     tg.delivery = delivery

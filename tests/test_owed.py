@@ -1,0 +1,70 @@
+"""What a commit owes is worked out once, for every channel (adapters/owed.py):
+the service has one composer, the channels attach their renderers to it, it
+writes what each renderer makes of one `Owed`, and a renderer that raises
+costs only its own channel's lines (its `recover` stands in)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from adapters.owed import Owed, OwedComposer, attach
+from adapters.sms.notifier import SmsComposer
+from adapters.telegram.compose import TelegramComposer
+from gameflow.core import actions as A
+from gameflow.core.engine import apply, new_game
+from gameflow.core.result import Accepted
+from gameflow.core.state import Game
+from service.compose import Composer, Origin
+from service.outbox import OutboxMessage
+from tests.test_composer_recover import SETTINGS, SMS, TG
+
+pytestmark = [pytest.mark.telegram, pytest.mark.sms]
+
+
+def _start() -> tuple[Game, Game, Accepted[Game]]:
+    game = new_game("station", "g", "tg:1", "owed", lang="nb")
+    for i, who in enumerate((*TG, *SMS)):
+        joined = apply(game, A.Join(who, None, f"P{i}"), 1.0)
+        assert isinstance(joined, Accepted)
+        game = joined.state
+    started = apply(game, A.Start("tg:1"), 2.0)
+    assert isinstance(started, Accepted)
+    return game, started.state, started
+
+
+def test_one_composer_renders_what_each_channel_made_alone() -> None:
+    composers: list[Composer] = []
+    tg, sms = TelegramComposer(), SmsComposer(SETTINGS)
+    assert attach(composers, tg) and attach(composers, sms)
+    assert not attach(composers, sms)  # once
+    assert len(composers) == 1 and isinstance(composers[0], OwedComposer)
+    before, after, started = _start()
+    origin = Origin("tg:1", "telegram", confirm="Started.")
+    alone = tg.compose(before, after, started.events, origin)
+    alone += sms.compose(before, after, started.events, origin)
+    assert composers[0].compose(before, after, started.events, origin) == alone
+    owed = Owed.of(before, after, started.events, origin)
+    assert owed.by("telegram") == origin and owed.by("sms") is None
+    assert owed.news and all(started.events[i].text is not None for i in owed.news)
+    assert {p for p in owed.people if owed.question(p, lambda g, p: str(g.version))} == set(
+        owed.people
+    )
+
+
+class Broken(SmsComposer):
+    def render(self, owed: Owed) -> list[OutboxMessage]:
+        raise RuntimeError("a bug")
+
+
+def test_a_renderer_that_raises_costs_only_its_channel(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR)
+    before, after, started = _start()
+    one = OwedComposer([TelegramComposer(), Broken(SETTINGS)])
+    messages = one.compose(before, after, started.events)
+    tg = [m for m in messages if m.channel == "telegram"]
+    assert tg == TelegramComposer().compose(before, after, started.events)
+    sms = [m for m in messages if m.channel == "sms"]
+    assert sms == SmsComposer(SETTINGS).recover(after)
+    assert any("failed for" in r.getMessage() for r in caplog.records)
