@@ -1,7 +1,7 @@
 """`REDIS_URL` to a client: one Redis, or a Redis Cluster.
 
 One setting names the store in every process (the workers, `python -m
-scheduler.runner --redis`, `muldvarp export`, the tests' child processes), so
+bots.scheduler --redis`, `muldvarp export`, the tests' child processes), so
 the Cluster is a URL scheme, not a second setting that could disagree with it:
 
   redis://host:port/0, rediss://..., unix://...   one Redis (or a primary

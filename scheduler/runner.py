@@ -1,9 +1,7 @@
-"""The scheduler process: wait for the leader lease, then arm and fire deadlines.
+"""The scheduler's loop: wait for the leader lease, then arm and fire deadlines.
 
-    python -m scheduler.runner [--redis URL] [--prefix P] [--ports MODULE:FACTORY]
-                               [--ttl-ms 5000] [--resync 5] [--stall 30]
-
-Every process runs the same loop (`candidate`). A standby tries to take the lease
+The process is `python -m bots.scheduler` (which wires the ports); the serve
+workers run the same `candidate`. Every process runs the same loop (`candidate`). A standby tries to take the lease
 every second (while Redis does not answer, at doubling waits up to RETRY_MAX,
 a warning each); the leader renews it every TTL/3 from a thread of its own
 (`scheduler.keeper`: neither a long re-arm nor an event loop saturated by
@@ -17,33 +15,25 @@ process stands by again, for as long as it runs; SIGTERM releases the lease so a
 standby takes over without waiting for the TTL. Progress lines go to stdout
 (`leader`, `standby`, `armed`, `lost`, `stats`) for operators and tests.
 
-`--ports` names a factory `f(redis, prefix) -> (GameSource, DeadlineSink)`; the
-default is the project's Redis store and game service
-(`scheduler.service_ports:redis_service`); the tests use the stand-in
-`scheduler.redis_ports:from_env`. Web workers tell the leader about changes by
-adding `scheduler.service_ports.WakeNotifier` to the service's notifiers.
+Web workers tell the leader about changes by adding
+`scheduler.service_ports.WakeNotifier` to the service's notifiers.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import importlib
 import logging
 import os
-import signal
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
 
 from scheduler.deadlines import LOOKAHEAD, DeadlineScheduler
 from scheduler.keeper import STALL, Keeper
-from scheduler.lease import DEFAULT_TTL_MS, Lease
+from scheduler.lease import Lease
 from scheduler.plan import DEFAULT, Policy, Schedule
 from scheduler.ports import DeadlineSink, GameSource
 from scheduler.redis_ports import wake_channel
@@ -55,26 +45,11 @@ RETRY = 1.0  # seconds between a standby's attempts to take the lease
 # growing apart, and a deadline fires at most this late after Redis is back.
 RETRY_MAX = 16.0
 
-Factory = Callable[[Any, str], tuple[GameSource, DeadlineSink]]
-
 
 def say(what: str, **fields: object) -> None:
     """One progress line on stdout: `what key=value ...` (flushed: tests read it)."""
     tail = " ".join(f"{k}={v}" for k, v in fields.items())
     print(f"{what} {tail}".rstrip(), flush=True)
-
-
-def _client(url: str) -> Any:
-    """One Redis, or a RedisCluster for a redis+cluster:// URL."""
-    from adapters.redis_url import async_client
-
-    return async_client(url)
-
-
-def load_factory(spec: str) -> Factory:
-    module, _, name = spec.partition(":")
-    factory: Factory = getattr(importlib.import_module(module), name or "from_env")
-    return factory
 
 
 async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
@@ -284,82 +259,3 @@ async def candidate(
         on_state("standby")
         if not stop.is_set():
             say("standby", token=lease.token, pid=os.getpid())
-
-
-async def serve(
-    url: str,
-    prefix: str,
-    factory: Factory,
-    *,
-    ttl_ms: int = DEFAULT_TTL_MS,
-    resync: float = 5.0,
-    stop: asyncio.Event | None = None,
-    lease_key: str | None = None,
-    stall: float = STALL,
-) -> None:
-    """The whole process: a candidate until `stop`, then release the lease."""
-    stop = stop or asyncio.Event()
-    redis = _client(url)
-    source, sink = factory(redis, prefix)
-    lease = Lease(redis, lease_key or f"{prefix}scheduler:leader", ttl_ms=ttl_ms)
-    try:
-        await candidate(redis, prefix, lease, source, sink, stop, resync=resync, stall=stall)
-    finally:
-        with contextlib.suppress(RedisError):
-            await lease.release()
-        await redis.aclose()
-        say("stopped", pid=os.getpid())
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m scheduler.runner",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--redis", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    parser.add_argument("--prefix", default=os.environ.get("MULDVARP_PREFIX", "muldvarp:"))
-    parser.add_argument("--ports", default="scheduler.service_ports:redis_service")
-    parser.add_argument("--ttl-ms", type=int, default=DEFAULT_TTL_MS)
-    parser.add_argument("--resync", type=float, default=5.0)
-    parser.add_argument("--lease-key", default=None, help="default: PREFIX + scheduler:leader")
-    parser.add_argument(
-        "--stall",
-        type=float,
-        default=STALL,
-        help="seconds the event loop may stop before the leader gives the lease up",
-    )
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-    )
-    # APScheduler logs every job added and run at INFO: 10,000s of lines per re-arm.
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)
-
-    async def run() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await serve(
-            args.redis,
-            args.prefix,
-            load_factory(args.ports),
-            ttl_ms=args.ttl_ms,
-            resync=args.resync,
-            stop=stop,
-            lease_key=args.lease_key,
-            stall=args.stall,
-        )
-
-    asyncio.run(run())
-    return 0
-
-
-if __name__ == "__main__":
-    from gameflow.games import register_all
-
-    register_all()  # the composition root: the games this process plays
-    sys.exit(main())

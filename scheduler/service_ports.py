@@ -1,8 +1,8 @@
 """Adapters from the project's game service and store to the scheduler's ports.
 
 Typed structurally (small Protocols below) so the scheduler imports nothing from
-`bots` or `adapters` at module level: if the service's API moves, only this file
-follows it.
+`bots` or `adapters` (bots/scheduler.py wires the Redis store in): if the
+service's API moves, only this file follows it.
 
 - `StoreSource(store)`: `GameSource` over a `GameStore` (its deadline index, `due`).
 - `ServiceSink(service, store, notifiers)`: deadlines go through
@@ -25,7 +25,7 @@ from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
 from scheduler.deadlines import LOAD_AT_ONCE as LOAD_AT_ONCE  # (bench/scheduler.py)
 from scheduler.deadlines import DeadlineScheduler
-from scheduler.plan import next_instant, schedule
+from scheduler.plan import schedule
 from scheduler.redis_ports import wake_channel
 from service.ports import Due
 
@@ -129,28 +129,3 @@ class WakeNotifier:
         # and its version: a resync then needs no load for it either
         text = f"{game.id} {schedule(game).text()} {game.version}"
         await self.redis.publish(self.channel, text)
-
-
-def redis_service(redis: Any, prefix: str) -> tuple[StoreSource, ServiceSink]:
-    """The runner's `--ports scheduler.service_ports:redis_service` factory: the real
-    Redis store and game service. Reminders need outbound notifiers, which the
-    deployment wires in (none here: they are only logged as sent)."""
-    from redis.asyncio import ConnectionPool, Redis
-
-    from adapters.store.redis_store import RedisStore
-    from service.games import GameService
-
-    # The store reads replies as text: give it a decoding client on the same server.
-    if getattr(redis, "nodes_manager", None) is not None:  # a RedisCluster
-        from redis.asyncio.cluster import RedisCluster
-
-        node = next(iter(redis.nodes_manager.startup_nodes.values()))
-        kw = {k: v for k, v in redis.connection_kwargs.items() if k in ("username", "password")}
-        cluster = RedisCluster(host=node.host, port=node.port, decode_responses=True, **kw)
-        store = RedisStore(cluster, prefix=prefix)
-        return StoreSource(store), ServiceSink(GameService(store, next_instant=next_instant), store)
-    pool = redis.connection_pool
-    kwargs = {**pool.connection_kwargs, "decode_responses": True}
-    text = Redis(connection_pool=ConnectionPool(connection_class=pool.connection_class, **kwargs))
-    store = RedisStore(text, prefix=prefix)
-    return StoreSource(store), ServiceSink(GameService(store, next_instant=next_instant), store)

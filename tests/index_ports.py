@@ -1,5 +1,5 @@
 """A `--ports` factory for scheduler processes in tests: the real Redis store
-and game service (`scheduler.service_ports.redis_service`) seen through a
+and game service (`bots.scheduler.redis_service`) seen through a
 deadline index window of `WINDOW` seconds, so that a test lasting seconds shows
 games coming into the window (the runner's own look-ahead is 15 minutes)."""
 
@@ -8,8 +8,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from bots.scheduler import redis_service
 from gameflow.core.state import Game
-from scheduler.service_ports import ServiceSink, StoreSource, redis_service
+from scheduler.service_ports import ServiceSink, StoreSource
 from service.ports import Due
 
 WINDOW = 1.0

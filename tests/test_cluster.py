@@ -72,10 +72,10 @@ def test_a_cluster_is_named_by_its_url_and_the_app_wires_cluster_clients(tmp_pat
 
 
 def test_the_scheduler_runners_store_on_a_cluster() -> None:
-    """`python -m scheduler.runner --redis redis+cluster://...`: its default
+    """`python -m bots.scheduler --redis redis+cluster://...`: its default
     ports (`redis_service`) put the store on a decoding cluster client."""
     from adapters.redis_url import async_client
-    from scheduler.service_ports import redis_service
+    from bots.scheduler import redis_service
 
     url, prefix = cluster_url_or_fail(), unique_prefix()
 

@@ -1,4 +1,4 @@
-"""Real scheduler processes (`python -m scheduler.runner`) on a real Redis.
+"""Real scheduler processes (`python -m bots.scheduler`) on a real Redis.
 
 The games live in Redis (the stand-in ports of `scheduler.redis_ports`), so every
 process sees the same state, and every deadline that takes effect is appended to
@@ -59,7 +59,7 @@ class Proc:
             [
                 sys.executable,
                 "-m",
-                "scheduler.runner",
+                "bots.scheduler",
                 "--redis",
                 url,
                 "--prefix",
@@ -253,7 +253,7 @@ def test_a_standby_takes_over_within_ten_seconds(board: Board, tmp_path: Path) -
 
 
 def test_the_runner_drives_the_real_store_and_service(board: Board, tmp_path: Path) -> None:
-    """`--ports scheduler.service_ports:redis_service`: the deadline goes through
+    """`--ports bots.scheduler:redis_service`: the deadline goes through
     `GameService.submit` with its key into the project's Redis store's log."""
     from adapters.store.redis_store import RedisStore
     from service.games import GameService
@@ -287,7 +287,7 @@ def test_the_runner_drives_the_real_store_and_service(board: Board, tmp_path: Pa
         board.prefix,
         tmp_path / "real.log",
         "--ports",
-        "scheduler.service_ports:redis_service",
+        "bots.scheduler:redis_service",
     )
     try:
         end = time.time() + 10
