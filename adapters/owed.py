@@ -18,18 +18,16 @@ Not decided here yet: what each recipient was last delivered is one record
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol
 
 from adapters import status_link
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
-from service.compose import Composer, Origin
+from service.compose import Composer, Origin, guarded
 from service.outbox import OutboxMessage
-
-log = logging.getLogger(__name__)
 
 Key = Callable[[Game, str], str | None]  # a channel's key of a player's question
 
@@ -86,6 +84,23 @@ def echo(origin: Origin | None, channel: str, events: tuple[Event, ...]) -> int 
     return None
 
 
+class Rendering:
+    """A renderer's side of service/compose.py's port as well: one commit's
+    messages on their own (tests, a service given the renderer itself)."""
+
+    def render(self, owed: Owed) -> list[OutboxMessage]:
+        raise NotImplementedError
+
+    def compose(
+        self,
+        before: Game,
+        after: Game,
+        events: tuple[Event, ...],
+        origin: Origin | None = None,
+    ) -> list[OutboxMessage]:
+        return self.render(Owed.of(before, after, events, origin))
+
+
 class Renderer(Protocol):
     """A channel's side: what a commit owes, as its outbox messages."""
 
@@ -112,15 +127,8 @@ class OwedComposer:
     ) -> list[OutboxMessage]:
         owed = Owed.of(before, after, events, origin)
         out: list[OutboxMessage] = []
-        for renderer in self.renderers:
-            try:
-                out.extend(renderer.render(owed))
-            except Exception:
-                log.exception("composer %r failed for %s v%d", renderer, after.id, after.version)
-                try:
-                    out.extend(renderer.recover(after))
-                except Exception:
-                    log.exception("composer %r could not recover %s", renderer, after.id)
+        for r in self.renderers:
+            out.extend(guarded(r, after, partial(r.render, owed), partial(r.recover, after)))
         return out
 
     def recover(self, after: Game) -> list[OutboxMessage]:

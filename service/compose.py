@@ -26,12 +26,16 @@ Channels not yet moved keep the post-commit `Notifier` path (service/ports.py).
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
 from gameflow.core.events import Event
 from gameflow.core.state import Game
 from service.outbox import OutboxMessage
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +78,24 @@ class Composer(Protocol):
         every player's open question, sent afresh, so that nobody is left
         waiting on a question they were never sent. Keys as `compose`'s."""
         ...
+
+
+def guarded(
+    composer: object,
+    after: Game,
+    make: Callable[[], Iterable[OutboxMessage]],
+    recover: Callable[[], Iterable[OutboxMessage]],
+) -> list[OutboxMessage]:
+    """`make()`, the messages of one composer (or channel); when it raises (a
+    bug: logged) its `recover()`, every player's open question afresh, so
+    that nobody waits on a question never sent; when that raises too,
+    nothing (logged). Never the input, nor another composer's messages."""
+    try:
+        return list(make())
+    except Exception:
+        log.exception("composer %r failed for %s v%d", composer, after.id, after.version)
+        try:
+            return list(recover())
+        except Exception:
+            log.exception("composer %r could not recover %s", composer, after.id)
+            return []

@@ -42,6 +42,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from gameflow.core import actions as A
@@ -51,7 +52,7 @@ from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.replay import parse_step, step_of
 from service import zones
-from service.compose import Composer, Origin
+from service.compose import Composer, Origin, guarded
 from service.outbox import OutboxMessage
 from service.ports import (
     CommitResult,
@@ -373,15 +374,9 @@ class GameService:
         gives every player their open question afresh, so nobody waits on a
         question that was never sent (only when that fails too, nothing)."""
         out: list[OutboxMessage] = []
-        for composer in self.composers:
-            try:
-                out.extend(composer.compose(before, after, events, origin))
-            except Exception:
-                log.exception("composer %r failed for %s v%d", composer, after.id, after.version)
-                try:
-                    out.extend(composer.recover(after))
-                except Exception:
-                    log.exception("composer %r could not recover %s", composer, after.id)
+        for c in self.composers:
+            make = partial(c.compose, before, after, events, origin)
+            out.extend(guarded(c, after, make, partial(c.recover, after)))
         return tuple(out)
 
     async def _notify(self, game: Game, events: tuple[Event, ...]) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.owed import Owed
 from adapters.sms import sheet as S
 from adapters.sms.directory import player_id
 from adapters.sms.notifier import SmsComposer
@@ -21,9 +22,7 @@ from adapters.sms.settings import SmsSettings
 from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.compose import TelegramComposer
 from gameflow.core import actions as A
-from gameflow.core.events import Event
 from gameflow.core.state import Game
-from service.compose import Origin
 from service.games import GameService
 from service.outbox import OutboxMessage
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN
@@ -51,16 +50,10 @@ class BrokenSms(SmsComposer):
         self.recover_too = recover_too
         self.broken = False
 
-    def compose(
-        self,
-        before: Game,
-        after: Game,
-        events: tuple[Event, ...],
-        origin: Origin | None = None,
-    ) -> list[OutboxMessage]:
+    def render(self, owed: Owed) -> list[OutboxMessage]:
         if self.broken:
             raise RuntimeError("a bug")
-        return super().compose(before, after, events, origin)
+        return super().render(owed)
 
     def recover(self, after: Game) -> list[OutboxMessage]:
         if self.recover_too:
@@ -71,16 +64,10 @@ class BrokenSms(SmsComposer):
 class BrokenTelegram(TelegramComposer):
     broken = False
 
-    def compose(
-        self,
-        before: Game,
-        after: Game,
-        events: tuple[Event, ...],
-        origin: Origin | None = None,
-    ) -> list[OutboxMessage]:
+    def render(self, owed: Owed) -> list[OutboxMessage]:
         if self.broken:
             raise RuntimeError("a bug")
-        return super().compose(before, after, events, origin)
+        return super().render(owed)
 
 
 async def started(

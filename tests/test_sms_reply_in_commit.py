@@ -17,20 +17,15 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from twilio.request_validator import RequestValidator
 
-from adapters.sms.delivery import Delivery
-from bots.app import Runtime, build_runtime, create_app
-from bots.settings import load_settings
-from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
+from tests import test_sms_host as host
+from tests.fake_twilio import FakeTwilio, inbound
 from tests.store_helpers import run
+from tests.test_sms_host import FROM, PUBLIC
 
 pytestmark = pytest.mark.sms
 
-PUBLIC = "https://bots.example.org"
-FROM = "+4759440000"
 HOST = "+4791240000"
 PHONES = [f"+47912400{i:02d}" for i in range(1, 6)]
 NAMES = ["Kristoffer", "Ingeborg", "Sigurd", "Åse", "Bjørnar"]
@@ -40,35 +35,14 @@ class Killed(BaseException):
     """The worker dies here: no handler of the app's catches it."""
 
 
-class App:
-    def __init__(self, rt: Runtime, client: httpx.AsyncClient, fake: FakeTwilio) -> None:
-        self.rt = rt
-        self.http = client
-        self.fake = fake
-        self.sids = 0
-        self.delivery = next(n for n in rt.service.notifiers if isinstance(n, Delivery))
-
+class App(host.App):
     async def post(self, phone: str, body: str, sid: str | None = None) -> str:
-        if sid is None:
-            self.sids += 1
-            sid = f"SM{self.sids:032x}"
-        params = {
-            "MessageSid": sid,
-            "AccountSid": ACCOUNT_SID,
-            "From": phone,
-            "To": FROM,
-            "Body": body,
-        }
-        signature = RequestValidator(AUTH_TOKEN).compute_signature(PUBLIC + "/sms/twilio", params)
-        response = await self.http.post(
-            "/sms/twilio", data=params, headers={"X-Twilio-Signature": signature}
-        )
+        """`body` from `phone` (under `sid`, or a new MessageSid), not drained."""
+        sid = sid or f"SM{next(self._sids):032x}"
+        content, headers = inbound(PUBLIC + "/sms/twilio", sid, phone, FROM, body)
+        response = await self.http.post("/sms/twilio", content=content, headers=headers)
         assert response.status_code == 200, response.text
         return sid
-
-    async def text(self, phone: str, body: str) -> None:
-        await self.post(phone, body)
-        await self.delivery.drain()
 
     async def dying(self, phone: str, body: str) -> str:
         """`body` from `phone`, by a worker killed as soon as the service has
@@ -81,8 +55,7 @@ class App:
             raise Killed
 
         service.submit = submit_and_die
-        self.sids += 1
-        sid = f"SM{self.sids:032x}"
+        sid = f"SM{next(self._sids):032x}"
         try:
             with pytest.raises(Killed):
                 await self.post(phone, body, sid)
@@ -95,24 +68,8 @@ class App:
 
 @contextlib.asynccontextmanager
 async def app(tmp_path: Path, fake: FakeTwilio) -> AsyncIterator[App]:
-    settings = load_settings(
-        None,
-        DATA_DIR=str(tmp_path / "data"),
-        PUBLIC_BASE_URL=PUBLIC,
-        TWILIO_ACCOUNT_SID=ACCOUNT_SID,
-        TWILIO_AUTH_TOKEN=AUTH_TOKEN,
-        TWILIO_FROM=FROM,
-        TWILIO_API_BASE_URL=fake.base_url,
-        SMS_RATE="0",
-    )
-    rt = build_runtime(settings)
-    asgi = create_app(rt)
-    async with contextlib.AsyncExitStack() as stack:
-        await stack.enter_async_context(asgi.router.lifespan_context(asgi))
-        client = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=asgi), base_url="http://10.0.0.7:8000"
-        )
-        yield App(rt, await stack.enter_async_context(client), fake)
+    async with host.app(tmp_path, fake) as a:
+        yield App(a.rt, a.http, a.fake)
 
 
 async def lobby(a: App, players: int) -> str:

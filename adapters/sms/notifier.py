@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from adapters.deadline_text import until
-from adapters.owed import Owed
+from adapters.owed import Owed, Rendering
 from adapters.sms import render as R
 from adapters.sms import sheet as S
 from adapters.sms import short
@@ -232,22 +232,11 @@ def _room(text: str, limit: int) -> int:
     return lo
 
 
-class SmsComposer:
+class SmsComposer(Rendering):
     """The SMS side of the outbox (service/compose.py): pure, settings only."""
 
     def __init__(self, settings: SmsSettings) -> None:
         self.settings = settings
-
-    def compose(
-        self,
-        before: Game,
-        after: Game,
-        events: tuple[Event, ...],
-        origin: Origin | None = None,
-    ) -> list[OutboxMessage]:
-        """One commit's texts on their own (tests; the service asks `render`
-        through adapters/owed.py's one composer)."""
-        return self.render(Owed.of(before, after, events, origin))
 
     def render(self, owed: Owed) -> list[OutboxMessage]:
         """What the commit owes (adapters/owed.py), as texts."""

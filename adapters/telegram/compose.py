@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.owed import Owed, echo
+from adapters.owed import Owed, Rendering, echo
 from adapters.telegram.acting import chat_of
 from adapters.telegram.jobs import Priority
 from adapters.telegram.news import JOINED
@@ -87,19 +87,8 @@ def _key(game: Game, player: str) -> str | None:
     return None if q is None else q.key
 
 
-class TelegramComposer:
+class TelegramComposer(Rendering):
     """The outbox side of the Telegram adapter (service/compose.py's port)."""
-
-    def compose(
-        self,
-        before: Game,
-        after: Game,
-        events: tuple[Event, ...],
-        origin: Origin | None = None,
-    ) -> list[OutboxMessage]:
-        """One commit's messages on their own (tests; the service asks
-        `render` through adapters/owed.py's one composer)."""
-        return self.render(Owed.of(before, after, events, origin))
 
     def render(self, owed: Owed) -> list[OutboxMessage]:
         """What the commit owes (adapters/owed.py), as Telegram messages."""
