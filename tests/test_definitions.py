@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,3 +140,31 @@ def test_the_games_words_are_in_their_own_catalogs() -> None:
             known = {catalogs.key_of(m) for m in catalog if m.id}
             missing = [t for t in texts if t not in known]
             assert not missing, (game.kind, lang, missing)
+
+
+def test_a_new_games_own_words_reach_the_channels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game that is not one of ours names its action kinds, fields and TV
+    labels in its definition, and the channels use them (no adapter edit)."""
+    from types import SimpleNamespace
+
+    from adapters.sms.render import field_name
+    from adapters.telegram.labels import kind_label
+    from adapters.tv.screens import Tr
+    from gameflow.core.definition import Words
+
+    words = Words(
+        name="Station",  # any msgid the catalogs know
+        aliases=("quiz",),
+        kind_labels={"buzz": "Send vote"},
+        sms_field_names={"buzz.answer": "Vote for"},
+        tv_texts={"quiz_score": "Paused"},
+    )
+    quiz = GameDefinition(rules=SimpleNamespace(kind="quiz"), words=words)  # type: ignore[arg-type]
+    monkeypatch.setitem(registry._GAMES, "quiz", quiz)
+    game: Any = SimpleNamespace(kind="quiz")
+    assert kind_label("buzz", "nb", game) == render("Send vote", "nb")
+    assert kind_label("buzz", "nb") == render("Send vote", "nb")  # no game given: any game's
+    station: Any = SimpleNamespace(kind="station")
+    assert kind_label("buzz", "nb", station) == render("Answer", "nb")
+    assert field_name("answer", "sr", "buzz") == render("Vote for", "sr")
+    assert Tr("nb", quiz.words.tv_texts).t("quiz_score") == render("Paused", "nb")

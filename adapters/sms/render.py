@@ -247,6 +247,9 @@ def _plain_label(kind: str, field: str, value: Value, lang: str) -> str:
 def field_name(name: str, lang: str, kind: str = "") -> str:
     """The name of field `name` (of action `kind`) in `lang`."""
     msgid = FIELD_NAMES.get(f"{kind}.{name}") or FIELD_NAMES.get(name)
+    if msgid is None:  # a game's own field (any game's: the name says which)
+        own = (g.words.sms_field_names for g in registry.all_games())
+        msgid = next((w.get(f"{kind}.{name}") or w.get(name) for w in own if w), None)
     return render(msgid, lang) if msgid else name
 
 

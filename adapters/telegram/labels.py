@@ -89,8 +89,12 @@ YES, NO = N_("Yes"), N_("No")
 NOTHING = N_("None")
 
 
-def kind_label(kind: str, lang: str) -> str:
-    return render(KIND_LABELS.get(kind, N_("Answer")), lang)
+def kind_label(kind: str, lang: str, game: Game | None = None) -> str:
+    """A kind's name on its button: the game's own (any game's when `game`
+    is not given) or the generic one."""
+    games = (registry.get(game.kind),) if game is not None else registry.all_games()
+    own = next((g.words.kind_labels[kind] for g in games if kind in g.words.kind_labels), None)
+    return render(own or KIND_LABELS.get(kind, N_("Answer")), lang)
 
 
 def _words(game: Game) -> Words:
@@ -100,7 +104,7 @@ def _words(game: Game) -> Words:
 def send_label(game: Game, kind: str, lang: str) -> str:
     """The button that sends an editor's choices."""
     text = _words(game).send_labels.get(kind)
-    return render(text, lang) if text else kind_label(kind, lang)
+    return render(text, lang) if text else kind_label(kind, lang, game)
 
 
 def title(game: Game, spec: ActionSpec, lang: str) -> str:
@@ -110,7 +114,7 @@ def title(game: Game, spec: ActionSpec, lang: str) -> str:
     if special is not None:
         return render(special, lang)
     text = words.titles.get(spec.kind)
-    return render(text, lang) if text else kind_label(spec.kind, lang)
+    return render(text, lang) if text else kind_label(spec.kind, lang, game)
 
 
 def question_lines(game: Game, spec: ActionSpec) -> tuple[Msg, ...]:
@@ -177,7 +181,7 @@ def button_label(game: Game, spec: ActionSpec, lang: str) -> str:
         if cards and isinstance(cards[0], str):
             name = value_label(game, "card", cards[0], lang)
             return render(msg(PLAY_CARD, card=name), lang)
-    label = kind_label(spec.kind, lang)
+    label = kind_label(spec.kind, lang, game)
     fixed = [f for f in spec.fields if len(f.options) == 1 and not f.many and not f.free]
     if fixed and fixed[0].options[0] is not None and spec.kind != "mission":
         label = f"{label}: {value_label(game, fixed[0].name, fixed[0].options[0], lang)}"

@@ -283,7 +283,7 @@ class Presses:
         if echo is not None and echo.text is not None:
             text = render(echo.text, lang)
         else:
-            lines = [f"✓ {kind_label(spec.kind, lang)}", *summary(game, spec, values, lang)]
+            lines = [f"✓ {kind_label(spec.kind, lang, game)}", *summary(game, spec, values, lang)]
             text = "\n".join(lines)
         self.notifier.lock(key[0], key[1], text)
         await self.notice(query, None, game.lang)

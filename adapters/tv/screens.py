@@ -11,7 +11,7 @@ lobby is shared by all games; a game without a screen gets a plain generic one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
@@ -40,11 +40,12 @@ REFRESH_SECONDS = 5  # the no-JavaScript fallback reloads this often
 class Tr:
     """Texts in one language: page labels by key, core msgids as they come."""
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, texts: Mapping[str, str] = {}) -> None:
         self.lang = lang
+        self.texts = texts  # the game's own labels (its definition's tv_texts)
 
     def t(self, key: str, **params: Any) -> str:
-        return render(msg(TEXTS[key], **params), self.lang)
+        return render(msg(TEXTS.get(key) or self.texts[key], **params), self.lang)
 
     def n(self, key: str, n: int) -> str:
         return render(PLURALS[key](n), self.lang)
@@ -114,7 +115,8 @@ def timer(view: dict[str, Any], now: float | None) -> Context:
 def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> Context:
     """Everything a screen template may use."""
     lang = view.get("lang", "en")
-    tr = Tr(lang if lang in HTML_LANG else "en")
+    game = registry.find(view.get("game", ""))
+    tr = Tr(lang if lang in HTML_LANG else "en", game.words.tv_texts if game else {})
     names = {p["id"]: p["name"] for p in view.get("players", [])}
 
     def name_of(pid: str | None) -> str:
@@ -149,7 +151,6 @@ def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> C
         ctx["template"] = "lobby.html"
         ctx.update(lobby(view, info, tr))
         return ctx
-    game = registry.find(kind)
     screen = game.tv if game is not None else None
     if screen is None:
         ctx["template"] = "generic.html"

@@ -73,6 +73,9 @@ class Words:
     value_labels: Mapping[str, str] = field(default_factory=dict)
     # SMS: an action kind's name, where the generic one would not do.
     sms_kind_names: Mapping[str, str] = field(default_factory=dict)
+    # SMS: a field's name, by "kind.field" or by field, where the generic
+    # one would not do.
+    sms_field_names: Mapping[str, str] = field(default_factory=dict)
     # SMS: a value's word in a menu (short: a text costs per segment).
     sms_value_words: Mapping[str, str] = field(default_factory=dict)
     # SMS: the shorter form of a game text every player gets every round, by
@@ -80,6 +83,9 @@ class Words:
     short_forms: Mapping[str, Msg] = field(default_factory=dict)
     # SMS: a private line's msgid -> the public line's msgid it says all of.
     supersedes: Mapping[str, str] = field(default_factory=dict)
+    # TV: the screen's own labels by key (its template's `t(key)`), beside
+    # the page's (adapters/tv/texts.py).
+    tv_texts: Mapping[str, str] = field(default_factory=dict)
 
 
 class Translator(Protocol):
