@@ -112,21 +112,15 @@ class Renderer(Protocol):
 
 
 @dataclass
-class OwedComposer:
-    """The service's one composer: `Owed` worked out once per commit, each
-    channel's renderer asked in turn."""
+class OwedComposer(Rendering):
+    """The service's one composer: `Owed` worked out once per commit
+    (`compose`), each channel's renderer asked in turn."""
 
     renderers: list[Renderer] = field(default_factory=list)
 
-    def compose(
-        self,
-        before: Game,
-        after: Game,
-        events: tuple[Event, ...],
-        origin: Origin | None = None,
-    ) -> list[OutboxMessage]:
-        owed = Owed.of(before, after, events, origin)
+    def render(self, owed: Owed) -> list[OutboxMessage]:
         out: list[OutboxMessage] = []
+        after = owed.after
         for r in self.renderers:
             out.extend(guarded(r, after, partial(r.render, owed), partial(r.recover, after)))
         return out
