@@ -13,9 +13,10 @@ Telegram, SMS, the host's controls and the scheduler's deadlines all end up in
    to the game) only if the version is still the one loaded (and the key is
    new: else it is a duplicate); if another worker got there first, start
    again from its state;
-   Before the commit, each composer port (`service.compose`: the channels
-   moved to the durable outbox, SMS) is asked for the messages the transition
-   causes, and they are written by the same atomic step (`outbox=`);
+   Before the commit, each composer port (`service.compose`: the channels'
+   one composer) is asked, with the input's `Origin` (who made it), for the
+   messages the transition causes, the reply to the input included, and they
+   are written by the same atomic step (`outbox=`);
 4. then the rest of the directories are brought up to date and the events go
    to the notifier ports (Telegram, the TV page, the scheduler; SMS only to
    wake its delivery).
