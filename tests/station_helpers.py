@@ -19,7 +19,7 @@ from gameflow.core.events import Event
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.games.station.actions import Choose, Vote
-from gameflow.games.station.state import Station
+from gameflow.games.station.state import NOBODY, Choice, Station
 
 HOST = "host"
 T0 = 1_700_000_000.0
@@ -179,3 +179,29 @@ def start(
     d = Driver(new(n, seed=seed, infiltrators=infiltrators, rounds=rounds, options=options))
     d.ok(A.Start(HOST))
     return d
+
+
+FREE = plan(1, 0, 0, 0)  # succeeds with nobody on it: filler rounds
+HARD = plan(1, 9, 9, 9)  # fails whatever happens
+TRAP = {"by": "bo", "victim": "eli", "job": "radio"}
+
+
+def fixed(n: int = 5, **rounds: Any) -> Driver:
+    """ana and bo are the infiltrators; round R uses rounds['rR'] (default EASY, no trap)."""
+    spec = {r: {"plans": EASY, "trap": None} for r in range(1, 9)}
+    for key, value in rounds.items():
+        spec[int(key[1:])] = value
+    return start(n, infiltrators=["ana", "bo"], rounds=spec)
+
+
+def to_last_round(d: Driver) -> None:
+    while d.game.phase.round < d.st.config.rounds:
+        d.next_round()
+
+
+def last(d: Driver) -> Any:
+    return d.st.history[-1]
+
+
+def c(plan_: int, job: str, partner: int = NOBODY, sab: bool = False, trap: bool = False) -> Choice:
+    return Choice(plan_, job, partner, sab, trap)

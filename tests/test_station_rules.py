@@ -8,7 +8,22 @@ import json
 from typing import Any
 
 import pytest
-from station_helpers import EASY, HOST, Driver, new, plan, players, start
+from station_helpers import (
+    EASY,
+    FREE,
+    HARD,
+    HOST,
+    TRAP,
+    Driver,
+    c,
+    fixed,
+    last,
+    new,
+    plan,
+    players,
+    start,
+    to_last_round,
+)
 
 from gameflow.core import actions as A
 from gameflow.core.engine import legal, view
@@ -31,33 +46,7 @@ from gameflow.games.station.state import (
 
 pytestmark = pytest.mark.station
 
-FREE = plan(1, 0, 0, 0)  # succeeds with nobody on it: filler rounds
-HARD = plan(1, 9, 9, 9)  # fails whatever happens
-TRAP = {"by": "bo", "victim": "eli", "job": "radio"}
-
-
-def fixed(n: int = 5, **rounds: Any) -> Driver:
-    """ana and bo are the infiltrators; round R uses rounds['rR'] (default EASY, no trap)."""
-    spec = {r: {"plans": EASY, "trap": None} for r in range(1, 9)}
-    for key, value in rounds.items():
-        spec[int(key[1:])] = value
-    return start(n, infiltrators=["ana", "bo"], rounds=spec)
-
-
-def to_last_round(d: Driver) -> None:
-    while d.game.phase.round < d.st.config.rounds:
-        d.next_round()
-
-
-def last(d: Driver) -> Any:
-    return d.st.history[-1]
-
-
 # -- the plan vote -----------------------------------------------------------------
-
-
-def c(plan_: int, job: str, partner: int = NOBODY, sab: bool = False, trap: bool = False) -> Choice:
-    return Choice(plan_, job, partner, sab, trap)
 
 
 def test_most_chosen_plan_wins_and_a_tie_goes_to_the_topmost() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from station_helpers import EASY, Driver, plan, start
+from station_helpers import EASY, FREE, TRAP, Driver, c, fixed, last, plan, start, to_last_round
 
 from gameflow.core.engine import legal, view
 from gameflow.games.station import flow
@@ -17,33 +17,11 @@ from gameflow.games.station.state import (
     NOBODY,
     OUTSIDE,
     RADIO,
-    Choice,
     Plan,
     Trap,
 )
 
 pytestmark = pytest.mark.station
-
-FREE = plan(1, 0, 0, 0)  # succeeds with nobody on it: filler rounds
-HARD = plan(1, 9, 9, 9)  # fails whatever happens
-TRAP = {"by": "bo", "victim": "eli", "job": "radio"}
-
-
-def fixed(n: int = 5, **rounds: Any) -> Driver:
-    """ana and bo are the infiltrators; round R uses rounds['rR'] (default EASY, no trap)."""
-    spec = {r: {"plans": EASY, "trap": None} for r in range(1, 9)}
-    for key, value in rounds.items():
-        spec[int(key[1:])] = value
-    return start(n, infiltrators=["ana", "bo"], rounds=spec)
-
-
-def c(plan_: int, job: str, partner: int = NOBODY, sab: bool = False, trap: bool = False) -> Choice:
-    return Choice(plan_, job, partner, sab, trap)
-
-
-def last(d: Driver) -> Any:
-    return d.st.history[-1]
-
 
 # -- traps ---------------------------------------------------------------------------------
 
@@ -225,11 +203,6 @@ def test_dead_player_is_out_of_the_game() -> None:
 
 
 # -- the last round's check ----------------------------------------------------------------
-
-
-def to_last_round(d: Driver) -> None:
-    while d.game.phase.round < d.st.config.rounds:
-        d.next_round()
 
 
 def test_last_round_check_removes_sabotage_and_recomputes() -> None:
