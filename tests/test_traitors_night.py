@@ -11,6 +11,8 @@ import pytest
 from traitors_helpers import (
     BANISH_BO,
     BANISH_DAG,
+    FINAL_GOES_ON,
+    LOYALS_GONE,
     P6,
     adv,
     codes,
@@ -393,19 +395,7 @@ def test_no_early_end_without_traitors_the_final_end_vote_decides() -> None:
 
 
 def test_traitors_win_at_once_when_no_loyal_is_left() -> None:
-    steps = [
-        *to_table,
-        *votes({"ana": "dag", "bo": "dag", "cy": "dag"}),
-        adv,
-        {"as": "ana", "do": "murder", "target": "fia"},
-        adv,
-        *to_table,
-        *votes({"ana": "cy", "bo": "cy", "eli": "cy"}),
-        adv,
-        {"as": "ana", "do": "murder", "target": "eli"},
-        adv,
-    ]
-    _game, rec = play(steps)
+    _game, rec = play(LOYALS_GONE)
     assert rec["over"] and rec["winner"] == "traitors"
     assert rec["winners"] == ["ana", "bo"]
     assert len(rec["days"]) == 2 and rec["days"][1]["murdered"] == "eli"
@@ -430,14 +420,7 @@ def test_final_round_table_hides_roles_and_mixed_roles_go_to_the_traitors() -> N
 
 
 def test_final_continue_banishes_again_until_two_remain() -> None:
-    steps = [
-        {"as": "host", "do": "final"},
-        *to_table,
-        *BANISH_DAG,
-        adv,
-        {"as": "cy", "do": "end_vote", "end": False},
-        adv,
-    ]
+    steps = list(FINAL_GOES_ON)
     game, rec = play(steps)
     assert game.phase.name == "roundtable" and not rec["over"]
     steps += [

@@ -13,6 +13,8 @@ import pytest
 from traitors_helpers import (
     BANISH_BO,
     BANISH_DAG,
+    FINAL_GOES_ON,
+    LOYALS_GONE,
     P6,
     adv,
     codes,
@@ -108,30 +110,13 @@ def test_the_traitors_know_each_other_and_so_their_number() -> None:
 
 
 def test_an_emptied_loyal_side_still_ends_at_once() -> None:
-    steps = [
-        *to_table,
-        *votes({"ana": "dag", "bo": "dag", "cy": "dag"}),
-        adv,
-        {"as": "ana", "do": "murder", "target": "fia"},
-        adv,
-        *to_table,
-        *votes({"ana": "cy", "bo": "cy", "eli": "cy"}),
-        adv,
-        {"as": "ana", "do": "murder", "target": "eli"},
-        adv,
-    ]
-    _game, rec = play(steps)
+    _game, rec = play(LOYALS_GONE)
     assert rec["over"] and rec["winner"] == "traitors" and len(rec["days"]) == 2
 
 
 def test_two_players_left_in_the_final_round_reveal_at_once() -> None:
     steps = [
-        {"as": "host", "do": "final"},
-        *to_table,
-        *BANISH_DAG,
-        adv,
-        {"as": "cy", "do": "end_vote", "end": False},
-        adv,
+        *FINAL_GOES_ON,
         *votes({"ana": "cy", "bo": "cy", "eli": "cy"}),
         adv,
         {"as": "eli", "do": "end_vote", "end": False},

@@ -63,3 +63,25 @@ def st(game: Game) -> Traitors:
 
 BANISH_DAG = votes({"ana": "dag", "bo": "dag", "cy": "dag", "eli": "dag"})
 BANISH_BO = votes({"ana": "cy", "cy": "bo", "dag": "bo", "eli": "bo", "fia": "bo"})
+# two days on which ana murders and the loyal are voted out until none is left
+LOYALS_GONE: list[dict[str, Any]] = [
+    *to_table,
+    *votes({"ana": "dag", "bo": "dag", "cy": "dag"}),
+    adv,
+    {"as": "ana", "do": "murder", "target": "fia"},
+    adv,
+    *to_table,
+    *votes({"ana": "cy", "bo": "cy", "eli": "cy"}),
+    adv,
+    {"as": "ana", "do": "murder", "target": "eli"},
+    adv,
+]
+# the final round from its start: dag banished, and cy votes to go on
+FINAL_GOES_ON: list[dict[str, Any]] = [
+    {"as": "host", "do": "final"},
+    *to_table,
+    *BANISH_DAG,
+    adv,
+    {"as": "cy", "do": "end_vote", "end": False},
+    adv,
+]
