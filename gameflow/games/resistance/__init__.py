@@ -38,10 +38,15 @@ _HANDLERS: dict[type[Action], Callable[[Game, Any, int], Accepted[Game] | Reject
 }
 
 
+# The most players a table may have: a module constant, since the compiled
+# build (mypyc) cannot read a class attribute from inside the class body.
+MAX_PLAYERS: Final = 10
+
+
 class ResistanceRules:
     kind = "resistance"
     min_players = 5
-    max_players = 10
+    max_players = MAX_PLAYERS
     host_kinds: tuple[str, ...] = ()  # no game-master actions
     windows: tuple[tuple[str, str, str], ...] = (
         pacing.WINDOWS
@@ -59,7 +64,7 @@ class ResistanceRules:
         "plot_deck": one_of(*DECKS),
         "heroes": FLAG,
         "hero_cards": text(4000),
-        "spies": span(0, (max_players - 1) // 2),
+        "spies": span(0, (MAX_PLAYERS - 1) // 2),
         "double_fail": FLAG,
         "max_rejections": span(1, 20),
         **campaign_limits(option for _, _, option in pacing.WINDOWS),

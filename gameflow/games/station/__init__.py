@@ -28,10 +28,15 @@ class StepError(ValueError):
     """A script step that is not a well-formed Station action."""
 
 
+# The most players a table may have: a module constant, since the compiled
+# build (mypyc) cannot read a class attribute from inside the class body.
+MAX_PLAYERS: Final = 15
+
+
 class StationRules:
     kind = "station"
     min_players = 5
-    max_players = 15
+    max_players = MAX_PLAYERS
     host_kinds: tuple[str, ...] = ()  # no game-master actions
     windows: tuple[tuple[str, str, str], ...] = (
         pacing.WINDOWS
@@ -46,7 +51,7 @@ class StationRules:
         "auto_advance": FLAG,
         "open_votes": FLAG,
         "traps": FLAG,
-        "infiltrators": span(0, (max_players - 1) // 2),
+        "infiltrators": span(0, (MAX_PLAYERS - 1) // 2),
         "reveal_guards": one_of(REVEAL_PLAYED, REVEAL_ALL),
         "sms_vote_names": FLAG,
         **campaign_limits(option for _, _, option in pacing.WINDOWS),
