@@ -69,7 +69,7 @@ def swap(value: Any, new: dict[str, str]) -> Any:
     game's `setup` (the fixed deal as canonical JSON text) inside too."""
     if isinstance(value, str):
         return new.get(value, value)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return [swap(v, new) for v in value]
     if isinstance(value, dict):
         out = {new.get(k, k): swap(v, new) for k, v in value.items()}
