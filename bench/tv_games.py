@@ -49,13 +49,29 @@ def info(code: str = "KRILL7") -> JoinInfo:
     )
 
 
-def lobby(players: int = 7, *, seed: str = "demo", lang: str = "nb", game_id: str = "demo") -> Game:
-    game = new_game("station", game_id, HOST, seed, lang=lang, options={"auto_advance": False})
+def lobby(
+    players: int = 7,
+    *,
+    seed: str = "demo",
+    lang: str = "nb",
+    game_id: str = "demo",
+    kind: str = "station",
+) -> Game:
+    """A game of `kind` in its lobby with `players` joined (no automatic advancing)."""
+    game = new_game(kind, game_id, HOST, seed, lang=lang, options={"auto_advance": False})
     for i in range(players):
         result = apply(game, A.Join(player_id(i), None, NAMES[i % len(NAMES)]), EPOCH)
         assert isinstance(result, Accepted), result
         game = result.state
     return game
+
+
+def started(game: Game) -> Game:
+    """`game` once the host has started it."""
+    result = apply(game, A.Start(HOST), EPOCH)
+    assert isinstance(result, Accepted), result
+    game_started: Game = result.state
+    return game_started
 
 
 def bot_game(
@@ -75,9 +91,7 @@ def bot_game(
     rng = rng or random.Random(seed)
     game = lobby(players, seed=seed, lang=lang, game_id=game_id)
     yield game
-    result = apply(game, A.Start(HOST), EPOCH)
-    assert isinstance(result, Accepted), result
-    game = result.state
+    game = started(game)
     yield game
     now = EPOCH
     while not game.over:
@@ -145,15 +159,9 @@ def resistance_game(
     from gameflow.games.resistance.bots import simple_action
 
     rng = rng or random.Random(seed)
-    game = new_game("resistance", game_id, HOST, seed, lang=lang, options={"auto_advance": False})
-    for i in range(players):
-        joined = apply(game, A.Join(player_id(i), None, NAMES[i % len(NAMES)]), EPOCH)
-        assert isinstance(joined, Accepted), joined
-        game = joined.state
+    game = lobby(players, seed=seed, lang=lang, game_id=game_id, kind="resistance")
     yield game
-    started = apply(game, A.Start(HOST), EPOCH)
-    assert isinstance(started, Accepted), started
-    game = started.state
+    game = started(game)
     yield game
     now = EPOCH
     while not game.over:
@@ -196,15 +204,9 @@ def traitors_game(
 
     rng = rng or random.Random(seed)
     rules = rules_for("traitors")
-    game = new_game("traitors", game_id, HOST, seed, lang=lang, options={"auto_advance": False})
-    for i in range(players):
-        joined = apply(game, A.Join(player_id(i), None, NAMES[i % len(NAMES)]), EPOCH)
-        assert isinstance(joined, Accepted), joined
-        game = joined.state
+    game = lobby(players, seed=seed, lang=lang, game_id=game_id, kind="traitors")
     yield game
-    started = apply(game, A.Start(HOST), EPOCH)
-    assert isinstance(started, Accepted), started
-    game = started.state
+    game = started(game)
     yield game
     now = EPOCH
     steps = 0
