@@ -39,6 +39,34 @@ OPTION_HELP: Final = {
     "campaign_mission": "campaign: the clock time the mission closes",
 }
 
+# The TV screen's own labels, by key (its template's and tv.py's `t(key)`),
+# beside the page's (adapters/tv/texts.py).
+TV_TEXTS: Final = {
+    "resistance": N_("Resistance"),
+    "mission_n": N_("Mission {n}"),
+    "two_fails": N_("2 fails needed"),
+    "leader": N_("Leader"),
+    "vote_track": N_("Rejected teams"),
+    "leader_picks": N_("{leader} picks a team of {size}"),
+    "vote_on_team": N_("Vote on the team: approve or reject"),
+    "team_on_mission": N_("The team is on the mission"),
+    "proposed_team": N_("Team"),
+    "opinion_makers": N_("Opinion makers"),
+    "approve": N_("approves"),
+    "reject": N_("rejects"),
+    "team_approved": N_("Team approved ({yes} of {count})"),
+    "team_rejected": N_("Team rejected ({yes} of {count})"),
+    "vetoed_by": N_("vetoed by {name}"),
+    "mission_n_ok": N_("Mission {n} succeeded"),
+    "mission_n_failed": N_("Mission {n} failed"),
+    "spotlight": N_("In the spotlight"),
+    "plot_cards": N_("Plot cards in play"),
+    "resistance_won": N_("The resistance won"),
+    "spies_won": N_("The spies won"),
+    "spies": N_("Spies"),
+}
+
+
 WORDS: Final = Words(
     name=N_("Resistance"),
     aliases=("resistance", "motstand", "motstandsbevegelsen", "otpor"),
@@ -61,4 +89,5 @@ WORDS: Final = Words(
     },
     card_buttons=frozenset({"play"}),
     card_names={**{card: spec.name for card, spec in CARDS.items()}, **CARD_TEXT},
+    tv_texts=TV_TEXTS,
 )

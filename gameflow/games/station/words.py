@@ -62,6 +62,57 @@ def _question(game: Game, spec: ActionSpec) -> tuple[Msg, ...]:
     return (msg(ROUND_CHOICE, round=game.phase.round), *plans)
 
 
+# The TV screen's own labels, by key (its template's and tv.py's `t(key)`),
+# beside the page's (adapters/tv/texts.py).
+TV_TEXTS: Final = {
+    "round_of": N_("Round {round} of {rounds}"),
+    "last_round": N_("Last round"),
+    "parts": N_("Parts sent"),
+    "parts_of": N_("{parts} of {target}"),
+    "damage": N_("Damage"),
+    "damage_of": N_("{damage} of {limit}"),
+    "success_mark": N_("success"),
+    "failure_mark": N_("failure"),
+    "plan_n": N_("Plan {n}"),
+    "outside": N_("Outside"),
+    "radio": N_("Radio"),
+    "guards": N_("Guards needed"),
+    "guards_hidden": N_("secret"),
+    "chosen_plan": N_("Chosen plan"),
+    "mission_succeeded": N_("The mission succeeded"),
+    "mission_failed": N_("The mission failed"),
+    "covered_of": N_("{covered} of {needed}"),
+    "short": N_("short"),
+    "enough": N_("enough"),
+    "guards_enough": N_("Enough working guards"),
+    "guards_short": N_("Too few working guards"),
+    "who_did_what": N_("Who did what"),
+    "no_partner": N_("no partner"),
+    "vote_question": N_("Vote: who sits out the next round?"),
+    "check_question": N_("Last vote: whom do we check?"),
+    "previous_round": N_("Round {round}"),
+    "sits_out_now": N_("{name} was voted out and sits out this round."),
+    "voted_out": N_("{name} was voted out."),
+    "checked": N_("{name} was checked."),
+    "nobody_out": N_("Nobody was voted out."),
+    "nobody_checked": N_("Nobody was checked."),
+    "blank_votes": N_("Blank and missing votes count for nobody; it takes at least 2 votes."),
+    "hit_injured": N_("{name} was injured by a trap."),
+    "hit_killed": N_("{name} was killed by a trap."),
+    "crew": N_("The crew"),
+    "sitting_out": N_("sits out"),
+    "dead": N_("dead"),
+    "injured": N_("injured"),
+    "loyal": N_("Loyal"),
+    "infiltrators": N_("Infiltrators"),
+    "rounds": N_("The rounds"),
+    "sabotaged": N_("sabotaged"),
+    "set_trap": N_("set the trap"),
+    "trap_on": N_("trap card: {by} against {victim}"),
+    "seed": N_("Fair deal: seed {seed}"),
+}
+
+
 WORDS: Final = Words(
     name=N_("Station"),
     aliases=("station", "stasjon", "stasjonen", "stanica"),
@@ -100,4 +151,5 @@ WORDS: Final = Words(
     },
     # The voted-out player's own «You sit out…» says all the table's «Bo sits out…» does.
     supersedes={texts.YOU_SIT_OUT: texts.SITS_OUT},
+    tv_texts=TV_TEXTS,
 )

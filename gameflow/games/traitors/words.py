@@ -54,6 +54,40 @@ def _title(game: Game, spec: ActionSpec) -> Msg | None:
     return None
 
 
+# The TV screen's own labels, by key (its template's and tv.py's `t(key)`),
+# beside the page's (adapters/tv/texts.py).
+TV_TEXTS: Final = {
+    "day_of": N_("Day {day} of {days}"),
+    "day_final": N_("Day {day}: the final day"),
+    "silver": N_("{n} silver"),
+    "pot": N_("The pot"),
+    "mission_relay": N_("Mission: the silver relay"),
+    "mission_chests": N_("Mission: three chests"),
+    "mission_host": N_("Today's mission"),
+    "mission_earned": N_("The mission earned {n} silver."),
+    "shield_room": N_("The shield room"),
+    "shield_access": N_("Access"),
+    "roundtable": N_("The round table"),
+    "revote": N_("A tie: pleas and a new vote"),
+    "candidates": N_("Candidates"),
+    "roundtable_hint": N_(
+        "Everyone votes on their phone for the player to banish. "
+        "The votes are read out when all are in."
+    ),
+    "night": N_("Night falls. Everyone sleeps."),
+    "end_vote": N_("End the game, or banish one more?"),
+    "death_list": N_("The death list"),
+    "in_the_game": N_("In the game"),
+    "murdered": N_("Murdered"),
+    "banished": N_("Banished"),
+    "traitor": N_("traitor"),
+    "faithful": N_("faithful"),
+    "traitors_won": N_("The traitors won"),
+    "faithful_won": N_("The faithful won"),
+    "pot_split": N_("The pot of {pot} silver is split: {share} silver each"),
+}
+
+
 WORDS: Final = Words(
     name=N_("Traitors"),
     aliases=("traitors", "forraedere", "forraederne", "izdajnici"),
@@ -87,4 +121,5 @@ WORDS: Final = Words(
         ("end_vote", "end"): N_("End the game now? Yes: you believe no traitor is left."),
     },
     sms_kind_names={"mission": N_("Hand over the bag")},
+    tv_texts=TV_TEXTS,
 )
