@@ -8,17 +8,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from game_driver import T0, GameDriver
+
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game, view
 from gameflow.core.events import Event, Kind
 from gameflow.core.result import Accepted, Rejected
-from gameflow.core.state import Game
 from gameflow.games.resistance.actions import Mission, Propose, Vote
 from gameflow.games.resistance.state import Resistance
 from gameflow.i18n import render
 
 HOST = "host"
-T0 = 1_700_000_000.0
 NAMES = ("ana", "bo", "cy", "dag", "eli", "fred", "gro", "hal", "ida", "jon")
 
 
@@ -26,14 +26,8 @@ def players(n: int) -> list[str]:
     return list(NAMES[:n])
 
 
-class Driver:
+class Driver(GameDriver):
     """Applies actions to one Resistance game at a fake clock and checks each result."""
-
-    def __init__(self, game: Game, now: float = T0) -> None:
-        self.game = game
-        self.now = now
-        self.events: tuple[Event, ...] = ()
-        self.log: list[tuple[A.Action, float]] = []
 
     @property
     def st(self) -> Resistance:
@@ -48,21 +42,6 @@ class Driver:
     def leader(self) -> str:
         return self.game.players[self.st.leader]
 
-    def apply(self, action: A.Action) -> Accepted[Game] | Rejected:
-        result = apply(self.game, action, self.now)
-        if isinstance(result, Accepted):
-            self.log.append((action, self.now))
-            self.game = result.state
-            self.events = result.events
-        return result
-
-    def ok(self, action: A.Action) -> tuple[Event, ...]:
-        before = self.game.version
-        result = self.apply(action)
-        assert isinstance(result, Accepted), f"{action!r} refused: {result}"
-        assert self.game.version == before + 1
-        return result.events
-
     def refused(self, action: A.Action, code: str) -> Rejected:
         before = self.game
         seen = view(before, None)
@@ -71,12 +50,6 @@ class Driver:
         assert result.code == code, (result.code, render(result.message, "en"))
         assert view(self.game, None) == seen
         return result
-
-    def deadline(self) -> tuple[Event, ...]:
-        due = self.game.phase.deadline
-        if due is not None:
-            self.now = max(self.now, due)
-        return self.ok(A.Deadline(None, self.game.phase.seq))
 
     # -- inputs ----------------------------------------------------------------
 

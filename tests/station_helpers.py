@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from game_driver import T0, GameDriver
+
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game, view
 from gameflow.core.events import Event
@@ -22,7 +24,6 @@ from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import NOBODY, Choice, Station
 
 HOST = "host"
-T0 = 1_700_000_000.0
 NAMES = ("ana", "bo", "cy", "dag", "eli", "fred", "gro", "hal", "ida", "jon")
 
 
@@ -61,14 +62,8 @@ def new(
     return game
 
 
-class Driver:
+class Driver(GameDriver):
     """Applies actions to one game at a fake clock and checks each result."""
-
-    def __init__(self, game: Game, now: float = T0) -> None:
-        self.game = game
-        self.now = now
-        self.events: tuple[Event, ...] = ()
-        self.log: list[tuple[A.Action, float]] = []
 
     @property
     def st(self) -> Station:
@@ -81,22 +76,6 @@ class Driver:
 
     def seat(self, player: str) -> int:
         return self.game.seat(player)
-
-    def apply(self, action: A.Action) -> Accepted[Game] | Rejected:
-        """Apply `action` at the current time; accepted ones are kept in `log`."""
-        result = apply(self.game, action, self.now)
-        if isinstance(result, Accepted):
-            self.log.append((action, self.now))
-            self.game = result.state
-            self.events = result.events
-        return result
-
-    def ok(self, action: A.Action) -> tuple[Event, ...]:
-        before = self.game.version
-        result = self.apply(action)
-        assert isinstance(result, Accepted), f"{action!r} refused: {result}"
-        assert self.game.version == before + 1
-        return result.events
 
     def refused(self, action: A.Action, code: str) -> Rejected:
         before = self.game
@@ -135,13 +114,6 @@ class Driver:
 
     def vote(self, who: str, target: str | None) -> tuple[Event, ...]:
         return self.ok(Vote(who, None, target))
-
-    def deadline(self) -> tuple[Event, ...]:
-        """End the current phase as its deadline would (the clock jumps to it)."""
-        due = self.game.phase.deadline
-        if due is not None:
-            self.now = max(self.now, due)
-        return self.ok(A.Deadline(None, self.game.phase.seq))
 
     def host(self, cls: type[A.Action]) -> tuple[Event, ...]:
         return self.ok(cls(HOST, None))
