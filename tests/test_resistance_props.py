@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from props_helpers import HOST_ACTIONS, offered
 from resistance_helpers import HOST, T0, Driver, players
 
 from gameflow.core import actions as A
@@ -46,12 +47,6 @@ from gameflow.games.resistance.state import NOBODY, SUCCESS, Resistance
 
 pytestmark = pytest.mark.resistance
 
-HOST_ACTIONS: dict[str, type[A.Action]] = {
-    "pause": A.Pause,
-    "resume": A.Resume,
-    "advance_early": A.Advance,
-    "end": A.End,
-}
 SECRET_MSGIDS = (
     "You are a SPY",
     "You are in the RESISTANCE",
@@ -74,11 +69,9 @@ INFO_MSGIDS = {
 
 
 def is_legal(game: Game, action: A.Action) -> bool:
-    by = action.by or ""
-    timeless = isinstance(action, A.Pause | A.Resume | A.End)
-    if action.phase not in (None, game.phase.seq) and not timeless:
+    specs = offered(game, action, HOST)
+    if specs is None:
         return False
-    specs = legal(game, by) if (game.seat(by) >= 0 or by == HOST) else ()
     for spec in specs:
         opts = {f.name: f.options for f in spec.fields}
         if isinstance(action, Propose) and spec.kind == "propose":

@@ -22,12 +22,12 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from props_helpers import HOST_ACTIONS, keys, offered
 from station_helpers import HOST, T0, Driver, new
 
 from gameflow.core import actions as A
@@ -41,12 +41,6 @@ from gameflow.games.station.state import JOBS, NOBODY, Station
 
 pytestmark = pytest.mark.station
 
-HOST_ACTIONS: dict[str, type[A.Action]] = {
-    "pause": A.Pause,
-    "resume": A.Resume,
-    "advance_early": A.Advance,
-    "end": A.End,
-}
 SECRET_KEYS = {"card", "trap", "secret", "role", "teams", "infiltrators"}
 SECRET_MSGIDS = (
     "Your card",
@@ -57,28 +51,14 @@ SECRET_MSGIDS = (
 )
 
 
-def keys(obj: Any) -> Iterator[str]:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield k
-            yield from keys(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from keys(v)
-
-
 # -- legal() as a predicate ------------------------------------------------------------
 
 
 def is_legal(game: Game, action: A.Action) -> bool:
     """Would legal() have offered exactly this input?"""
-    by = action.by or ""
-    # The host's pause, resume and end act on the game, not on one question:
-    # the engine does not refuse them as stale (advance_early it does).
-    timeless = isinstance(action, A.Pause | A.Resume | A.End)
-    if action.phase not in (None, game.phase.seq) and not timeless:
+    specs = offered(game, action, HOST)
+    if specs is None:
         return False
-    specs = legal(game, by) if (game.seat(by) >= 0 or by == HOST) else ()
     for spec in specs:
         if isinstance(action, Choose) and spec.kind == "choose":
             if action.sabotage and action.trap:

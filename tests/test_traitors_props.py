@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
+from props_helpers import keys
 
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, view
@@ -70,16 +70,6 @@ SECRET_MSGIDS = (
     "has joined the traitors",
     "Your choice for tonight",
 )
-
-
-def keys(obj: Any) -> Iterator[str]:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield k
-            yield from keys(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from keys(v)
 
 
 def step_from(spec: ActionSpec, by: str, rng: random.Random, game: Game) -> dict[str, Any]:
