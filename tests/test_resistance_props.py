@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from props_helpers import HOST_ACTIONS, offered
+from props_helpers import HOST_ACTIONS, judged, offered, timeout
 from resistance_helpers import HOST, T0, Driver, players
 
 from gameflow.core import actions as A
@@ -259,13 +259,7 @@ def play(n: int, seed: int, options: dict[str, Any], table: Table) -> Driver:
         movers = [p for p in d.game.players if legal(old, p)]
         action: A.Action | None
         if steps > budget or roll < table.deadline or not movers:
-            if old.phase.paused:
-                action = A.Resume(HOST)
-            else:
-                due = old.phase.deadline
-                if due is not None and rng.random() < 0.9:
-                    d.now = max(d.now, due)
-                action = A.Deadline(None, old.phase.seq)
+            action = timeout(d, old, rng, HOST)
         elif roll < table.deadline + table.illegal:
             action = table.junk(old)
         elif roll < table.deadline + table.illegal + table.host:
@@ -278,23 +272,12 @@ def play(n: int, seed: int, options: dict[str, Any], table: Table) -> Driver:
             action = table.pick(old, p, rng.choice(legal(old, p)))
             if action is None:
                 continue
-        want = is_legal(old, action)
-        if isinstance(action, A.Deadline):
-            due = old.phase.deadline
-            want = not old.phase.paused and (due is None or d.now >= due)
-        before_view = view(old, None)
-        result = d.apply(action)
-        if isinstance(result, Accepted):
-            assert want, f"accepted but not legal: {action!r}"
-            assert d.game.version == old.version + 1
+        events = judged(d, old, action, is_legal(old, action))
+        if events is not None:
             check_progress(d.game)
-            check_events(old, d.game, result.events)
+            check_events(old, d.game, events)
             looked = d.game.players if d.game.phase.seq != old.phase.seq else old.players[:2]
             check_views(d.game, list(looked))
-        else:
-            assert not want, f"legal but refused ({result.code}): {action!r}"
-            assert d.game is old
-            assert view(old, None) == before_view
     return d
 
 

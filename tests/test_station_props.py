@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from props_helpers import HOST_ACTIONS, keys, offered
+from props_helpers import HOST_ACTIONS, judged, keys, offered, timeout
 from station_helpers import HOST, T0, Driver, new
 
 from gameflow.core import actions as A
@@ -253,13 +253,7 @@ def play(n: int, seed: int, auto: bool, table: Table) -> Driver:
         roll = rng.random()
         movers = [p for p in d.players if any(s.kind in ("choose", "vote") for s in legal(old, p))]
         if steps > budget or roll < table.deadline or not movers:
-            if old.phase.paused:
-                action: A.Action = A.Resume(HOST)
-            else:
-                due = old.phase.deadline
-                if due is not None and rng.random() < 0.9:
-                    d.now = max(d.now, due)
-                action = A.Deadline(None, old.phase.seq)
+            action: A.Action = timeout(d, old, rng, HOST)
         elif roll < table.deadline + table.illegal:
             action = table.junk(old)
         elif roll < table.deadline + table.illegal + table.host:
@@ -271,23 +265,12 @@ def play(n: int, seed: int, auto: bool, table: Table) -> Driver:
         else:
             p = rng.choice(movers)
             action = table.pick(old, p, legal(old, p)[0])
-        want = is_legal(old, action)
-        if isinstance(action, A.Deadline):
-            due = old.phase.deadline
-            want = not old.phase.paused and (due is None or d.now >= due)
-        before_view = view(old, None)
-        result = d.apply(action)
-        if isinstance(result, Accepted):
-            assert want, f"accepted but not legal: {action!r}"
-            assert d.game.version == old.version + 1
+        events = judged(d, old, action, is_legal(old, action))
+        if events is not None:
             check_progress(old, d.game)
-            check_events(d.game, result.events)
+            check_events(d.game, events)
             looked = d.players if d.game.phase.seq != old.phase.seq else rng.sample(d.players, 2)
             check_views(d.game, list(looked))
-        else:
-            assert not want, f"legal but refused ({result.code}): {action!r}"
-            assert d.game is old
-            assert view(old, None) == before_view
     return d
 
 
