@@ -30,7 +30,11 @@ IDS = re.compile(r"\b[a-z]+_[a-z_]+\b|\b[A-Z]+_[A-Z_]+\b")
 _GAME_WORDS = [
     m
     for game in all_games()
-    for m in (*game.words.sms_kind_names.values(), *game.words.sms_value_words.values())
+    for m in (
+        *game.words.sms_kind_names.values(),
+        *game.words.sms_field_names.values(),
+        *game.words.sms_value_words.values(),
+    )
 ]
 # The adapter's own and the games' English words that must not be shown in nb or sr.
 ENGLISH = sorted(

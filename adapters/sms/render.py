@@ -28,56 +28,22 @@ from gameflow.i18n import LANGUAGES, render
 CONTROL_KINDS = frozenset(cls.kind for cls in A.CORE_ACTIONS)
 
 # Field names, by "kind.field" first (the same field reads differently in
-# different questions: "to" in a relay, "to" when giving a card), then by field.
+# different questions: "to" in a relay, "to" when giving a card), then by field;
+# a game's own fields and kinds are named by its definition
+# (`Words.sms_field_names`, `sms_kind_names`): these are the generic words.
 FIELD_NAMES: dict[str, str] = {
-    "plan": N_("plan"),
-    "job": N_("job"),
-    "partner": N_("partner"),
-    "secret": N_("secret"),
     "for": N_("Vote for"),
     "target": N_("target"),
     "to": N_("to"),
     "card": N_("card"),
     "team": N_("team"),
-    "approve": N_("Approve the team"),
     "names": N_("names"),
-    "chest": N_("Open chest"),
-    "accept": N_("Accept the offer"),
-    "end": N_("End the game now"),
     "text": N_("text"),
-    "access": N_("access"),
-    "allow": N_("Allow recruitment"),
-    "on": N_("Dagger in play"),
-    "mission.card": N_("Mission card"),
-    "mission.to": N_("Hand your bag to"),
-    "give.to": N_("Give it to"),
-    "murder.target": N_("Murder"),
-    "tempt.target": N_("Tempt"),
-    "force.target": N_("Force"),
     "vote.for": N_("Vote for"),
 }
 KIND_NAMES: dict[str, str] = {
-    "choose": N_("choice"),
     "vote": N_("Vote"),
-    "propose": N_("Propose a team"),
-    "give": N_("Give a card"),
     "play": N_("Play"),
-    "mission": N_("Mission card"),
-    "pass": N_("Pass"),
-    "plea": N_("Plea"),
-    "murder": N_("Murder"),
-    "tempt": N_("Tempt"),
-    "force": N_("Force"),
-    "death_list": N_("Death list"),
-    "answer": N_("Answer"),
-    "end_vote": N_("End vote"),
-    "score": N_("Score the mission"),
-    "murder_free": N_("Murder-free night"),
-    "forbid_murder": N_("Forbid the murder"),
-    "death_list_on": N_("Play the death list"),
-    "recruit": N_("Recruitment"),
-    "dagger": N_("Dagger in play"),
-    "final": N_("Call the final round table"),
 }
 # A game's own kind names and its words for values that are not players
 # (Station's jobs, the Resistance's cards) come from its definition
@@ -246,11 +212,13 @@ def _plain_label(kind: str, field: str, value: Value, lang: str) -> str:
 
 def field_name(name: str, lang: str, kind: str = "") -> str:
     """The name of field `name` (of action `kind`) in `lang`."""
-    msgid = FIELD_NAMES.get(f"{kind}.{name}") or FIELD_NAMES.get(name)
-    if msgid is None:  # a game's own field (any game's: the name says which)
-        own = (g.words.sms_field_names for g in registry.all_games())
-        msgid = next((w.get(f"{kind}.{name}") or w.get(name) for w in own if w), None)
-    return render(msgid, lang) if msgid else name
+    own = [g.words.sms_field_names for g in registry.all_games()]
+    for key in (f"{kind}.{name}", name):
+        # the generic word, else a game's own (any game's: the name says which)
+        msgid = FIELD_NAMES.get(key) or next((w[key] for w in own if key in w), None)
+        if msgid:
+            return render(msgid, lang)
+    return name
 
 
 def kind_name(game: Game, kind: str, lang: str) -> str:

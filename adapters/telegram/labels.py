@@ -21,31 +21,10 @@ from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
 
-# A kind's name on its button, and in "✓ ..." once sent.
+# A kind's name on its button, and in "✓ ..." once sent: a game's own kinds
+# are named by its definition (`Words.kind_labels`); these are every game's.
 KIND_LABELS: dict[str, str] = {
-    "choose": N_("Send choice"),
-    "propose": N_("Propose a team"),
-    "give": N_("Give a card"),
-    "death_list": N_("Write the death list"),
     "vote": N_("Send vote"),
-    "pass": N_("Pass"),
-    "plea": N_("Make my plea"),
-    "murder": N_("Murder"),
-    "tempt": N_("Tempt"),
-    "force": N_("Force"),
-    "answer": N_("Answer"),
-    "end_vote": N_("End vote"),
-    "mission": N_("Mission"),
-    "play": N_("Play a card"),
-    "score": N_("Score the mission"),
-    "murder_free": N_("Murder without a vote"),
-    "forbid_murder": N_("Forbid the murder"),
-    "death_list_on": N_("Play the death list"),
-    "play_death_list": N_("Play the death list"),
-    "recruit": N_("Recruitment"),
-    "dagger": N_("The dagger"),
-    "final": N_("Call the final"),
-    "call_final": N_("Call the final"),
     "leave": N_("Leave the game"),
 }
 
@@ -53,24 +32,12 @@ KIND_LABELS: dict[str, str] = {
 # name) come from its definition (gameflow/core/definition.py `Words`); these
 # are the generic ones for anything a game leaves out.
 FIELD_HEADINGS: dict[str, str] = {
-    "plan": N_("Choose a plan:"),
-    "job": N_("Choose your job:"),
-    "partner": N_("Choose your partner:"),
-    "secret": N_("Secret action:"),
     "for": N_("Your vote:"),
     "target": N_("Choose a target:"),
     "card": N_("Choose a card:"),
     "to": N_("Give it to:"),
-    "approve": N_("Approve the team?"),
-    "accept": N_("Do you accept?"),
-    "end": N_("End the game now?"),
-    "chest": N_("Choose a chest:"),
-    "drop": N_("Drop the bag?"),
     "team": N_("Pick the team, then tap Done:"),
     "names": N_("Pick the names, then tap Done:"),
-    "access": N_("Who gets access? Pick, then tap Done:"),
-    "allow": N_("Allow recruitment?"),
-    "on": N_("Put the dagger in play?"),
 }
 ANY_FIELD = N_("Choose:")
 
@@ -138,13 +105,20 @@ def heading(
             card = spec.options("card")[0]
         if card is not None:
             return render(msg(named, card=value_label(game, "card", card, lang)), lang)
-    text = words.headings.get((kind, f.name)) or FIELD_HEADINGS.get(f.name, ANY_FIELD)
+    text = (
+        words.headings.get((kind, f.name))
+        or words.field_headings.get(f.name)
+        or FIELD_HEADINGS.get(f.name, ANY_FIELD)
+    )
     return render(text, lang)
 
 
 def field_heading(name: str, lang: str) -> str:
-    """A field's generic heading (no game or kind known)."""
-    return render(FIELD_HEADINGS.get(name, ANY_FIELD), lang)
+    """A field's heading with no game or kind known: the generic one, or any
+    game's own."""
+    own = (g.words.field_headings.get(name) for g in registry.all_games())
+    text = FIELD_HEADINGS.get(name) or next((t for t in own if t), ANY_FIELD)
+    return render(text, lang)
 
 
 def card_label(game: Game, card: str, lang: str) -> str | None:

@@ -62,6 +62,9 @@ class Words:
     question_lines: Callable[[Game, ActionSpec], tuple[Msg, ...]] | None = None
     # Telegram: a field's heading, by (kind, field).
     headings: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    # Telegram: a field's heading in any of the game's questions, by field
+    # (after `headings`, before the channel's generic one).
+    field_headings: Mapping[str, str] = field(default_factory=dict)
     # Telegram: a heading that names the card being given or played, by
     # (kind, field): its msgid has a {card}.
     card_headings: Mapping[tuple[str, str], str] = field(default_factory=dict)

@@ -90,4 +90,25 @@ WORDS: Final = Words(
     card_buttons=frozenset({"play"}),
     card_names={**{card: spec.name for card, spec in CARDS.items()}, **CARD_TEXT},
     tv_texts=TV_TEXTS,
+    kind_labels={
+        "propose": N_("Propose a team"),
+        "give": N_("Give a card"),
+        "pass": N_("Pass"),
+        "mission": N_("Mission"),
+        "play": N_("Play a card"),
+    },
+    field_headings={
+        "approve": N_("Approve the team?"),
+    },
+    sms_kind_names={
+        "propose": N_("Propose a team"),
+        "give": N_("Give a card"),
+        "mission": N_("Mission card"),
+        "pass": N_("Pass"),
+    },
+    sms_field_names={
+        "approve": N_("Approve the team"),
+        "mission.card": N_("Mission card"),
+        "give.to": N_("Give it to"),
+    },
 )

@@ -152,4 +152,22 @@ WORDS: Final = Words(
     # The voted-out player's own «You sit out…» says all the table's «Bo sits out…» does.
     supersedes={texts.YOU_SIT_OUT: texts.SITS_OUT},
     tv_texts=TV_TEXTS,
+    kind_labels={
+        "choose": N_("Send choice"),
+    },
+    field_headings={
+        "plan": N_("Choose a plan:"),
+        "job": N_("Choose your job:"),
+        "partner": N_("Choose your partner:"),
+        "secret": N_("Secret action:"),
+    },
+    sms_kind_names={
+        "choose": N_("choice"),
+    },
+    sms_field_names={
+        "plan": N_("plan"),
+        "job": N_("job"),
+        "partner": N_("partner"),
+        "secret": N_("secret"),
+    },
 )
