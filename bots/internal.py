@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hmac
 import json
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -135,6 +135,9 @@ def refusal(exc: ValidationError) -> JSONResponse:
     return JSONResponse({"error": error, "problems": problems}, 400)
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
 def internal_routes(rt: Runtime) -> list[BaseRoute]:
     expected = f"Bearer {rt.settings.internal_token}".encode()
 
@@ -151,16 +154,32 @@ def internal_routes(rt: Runtime) -> list[BaseRoute]:
 
     not_json = JSONResponse({"error": "the body is not a JSON object"}, 400)
 
-    async def create(request: Request) -> Response:
+    async def posted(request: Request, model: type[M]) -> tuple[M, dict[str, Any]] | Response:
+        """The body, as `model` and as JSON, or the response refusing the request."""
         if not allowed(request):
             return Response(status_code=403)
         data = await body(request)
         if data is None:
             return not_json
         try:
-            new = NewGame.model_validate(data)
+            return model.model_validate(data), data
         except ValidationError as exc:
             return refusal(exc)
+
+    async def loaded(request: Request) -> Game | Response:
+        """The game the path names, or the response refusing the request."""
+        if not allowed(request):
+            return Response(status_code=403)
+        try:
+            return await rt.service.load(request.path_params["game"])
+        except (GameNotFound, ValueError):
+            return JSONResponse({"error": "no such game"}, 404)
+
+    async def create(request: Request) -> Response:
+        got = await posted(request, NewGame)
+        if isinstance(got, Response):
+            return got
+        new = got[0]
         if new.kind not in known_games():
             known = ", ".join(known_games())
             return JSONResponse({"error": f"kind: unknown game {new.kind!r}; known: {known}"}, 400)
@@ -181,24 +200,16 @@ def internal_routes(rt: Runtime) -> list[BaseRoute]:
         )
 
     async def show(request: Request) -> Response:
-        if not allowed(request):
-            return Response(status_code=403)
-        try:
-            game = await rt.service.load(request.path_params["game"])
-        except (GameNotFound, ValueError):
-            return JSONResponse({"error": "no such game"}, 404)
+        game = await loaded(request)
+        if isinstance(game, Response):
+            return game
         return JSONResponse(describe(game))
 
     async def submit(request: Request) -> Response:
-        if not allowed(request):
-            return Response(status_code=403)
-        data = await body(request)
-        if data is None:
-            return not_json
-        try:
-            NewInput.model_validate(data)
-        except ValidationError as exc:
-            return refusal(exc)
+        got = await posted(request, NewInput)
+        if isinstance(got, Response):
+            return got
+        data = got[1]
         game_id = request.path_params["game"]
         try:
             game = await rt.service.load(game_id)
@@ -219,12 +230,9 @@ def internal_routes(rt: Runtime) -> list[BaseRoute]:
         )
 
     async def tv(request: Request) -> Response:
-        if not allowed(request):
-            return Response(status_code=403)
-        try:
-            game = await rt.service.load(request.path_params["game"])
-        except (GameNotFound, ValueError):
-            return JSONResponse({"error": "no such game"}, 404)
+        game = await loaded(request)
+        if isinstance(game, Response):
+            return game
         link = await rt.tv_link(game)
         return JSONResponse({"url": link}, 201)
 
