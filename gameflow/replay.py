@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from gameflow.core import actions as A
-from gameflow.core.engine import apply, new_game
+from gameflow.core.engine import apply, end_when_ready, new_game
 from gameflow.core.result import Accepted, Rejected, reject
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game, seed_digest
@@ -152,22 +152,11 @@ def advance_when_ready(game: Game, now: float) -> Accepted[Game] | Rejected:
     games): the phase ended by itself when the previous input made everyone
     ready, as it does with automatic advancing on. It was part of that input, so
     unlike a deadline it has no version of its own and no due time."""
-    rules = rules_for(game.kind)
     if not game.running:
         return reject("not_started", N_("The game has not started yet."))
     if game.phase.paused:
         return reject("paused", N_("The game is paused."))
-    if not rules.ready(game):  # as the engine's automatic advancing asks
-        waiting = () if rules.secret_awaiting(game) else rules.awaiting(game)
-        if waiting:
-            return reject(
-                "not_ready",
-                N_("Not everyone is ready yet: waiting for {names}."),
-                names=tuple(game.names[i] for i in waiting),
-            )
-        return reject("not_early", N_("This phase can't be ended early: it ends at its deadline."))
-    ended = rules.end_phase(game, now)
-    return Accepted(ended.state, ended.events)
+    return end_when_ready(game, now)  # as the engine's automatic advancing asks
 
 
 def setup_game(script: Mapping[str, Any], *, auto_advance: bool = False) -> tuple[Game, float]:

@@ -361,10 +361,17 @@ def _advance(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejec
         return reject("stale", N_("That question has already closed."))
     if game.phase.paused:
         return reject("paused", N_("The game is paused: resume it first."))
+    return end_when_ready(game, now)
+
+
+def end_when_ready(game: Game, now: float) -> Accepted[Game] | Rejected:
+    """End the running game's phase now if the game says it may (`ready`), as
+    the host's advance and a replayed automatic advance do; else say why not.
+
+    The game says whether its phase may end now, not the core from who is
+    awaited: a phase that never ends early (a Traitors night) refuses alike
+    before and after its secret inputs, so the refusal tells nothing."""
     rules = rules_for(game.kind)
-    # The game says whether its phase may end now (`ready`), not the core from
-    # who is awaited: a phase that never ends early (a Traitors night) refuses
-    # alike before and after its secret inputs, so the refusal tells nothing.
     if not rules.ready(game):
         waiting = () if rules.secret_awaiting(game) else rules.awaiting(game)
         if waiting:
