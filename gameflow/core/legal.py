@@ -7,7 +7,7 @@ numbers SMS menus, so a button can never offer what the rules would refuse.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 # A field's values are typed: a player id or word (str), a number (int), a
 # yes/no (bool, never 0/1 stand-ins), or None for "none".
@@ -62,3 +62,12 @@ def find(specs: tuple[ActionSpec, ...], kind: str) -> ActionSpec | None:
         if spec.kind == kind:
             return spec
     return None
+
+
+def spec_json(spec: ActionSpec) -> dict[str, Any]:
+    """`spec` as the views show it (a player's `legal`)."""
+    return {
+        "kind": spec.kind,
+        "phase": spec.phase,
+        "fields": {f.name: list(f.options) for f in spec.fields},
+    }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from gameflow.core.legal import ActionSpec
+from gameflow.core.legal import spec_json
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.resistance.cards import CARDS, OPINION_MAKER
@@ -150,14 +150,6 @@ def host_view(game: Game) -> dict[str, Any]:
     view = public_view(game)
     view["waiting"] = [game.players[s] for s in awaiting(game)] if game.running else []
     return view
-
-
-def spec_json(spec: ActionSpec) -> dict[str, Any]:
-    return {
-        "kind": spec.kind,
-        "phase": spec.phase,
-        "fields": {f.name: list(f.options) for f in spec.fields},
-    }
 
 
 def record(game: Game) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from gameflow.core.legal import ActionSpec
+from gameflow.core.legal import spec_json
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
 from gameflow.games.traitors import chat, flow, inputs, night, questions
@@ -135,14 +135,6 @@ def public_view(game: Game) -> dict[str, Any]:
         view["winners"] = [game.players[s] for s in won]
         view["share"] = flow.share(st, game.winner)
     return {"traitors": view}
-
-
-def spec_json(spec: ActionSpec) -> dict[str, Any]:
-    return {
-        "kind": spec.kind,
-        "phase": spec.phase,
-        "fields": {f.name: list(f.options) for f in spec.fields},
-    }
 
 
 def chat_with(game: Game, player: str) -> list[str]:
