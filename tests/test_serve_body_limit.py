@@ -12,10 +12,7 @@ arrives; a genuine signed text still works.
 from __future__ import annotations
 
 import http.client
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -25,7 +22,15 @@ import httpx
 import pytest
 
 from tests.fake_twilio import FakeTwilio, inbound
-from tests.test_setup_sms_server import NUMBER, PLAYER_PHONE, _env_file, _free_port, wait_healthy
+from tests.test_setup_sms_server import (
+    NUMBER,
+    PLAYER_PHONE,
+    _env_file,
+    _free_port,
+    spawn_serve,
+    stop_serve,
+    wait_healthy,
+)
 
 pytestmark = pytest.mark.sms
 
@@ -39,30 +44,14 @@ def served(tmp_path: Path) -> Iterator[int]:
     with FakeTwilio() as fake:
         port = _free_port()
         _env_file(tmp_path, PUBLIC, port, fake.base_url)
-        env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
-        env["PYTHONUNBUFFERED"] = "1"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "bots.cli", "serve"],
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        proc = spawn_serve(tmp_path)
         out: list[str] = []
         threading.Thread(target=lambda: out.extend(proc.stdout or ()), daemon=True).start()
         try:
             wait_healthy(proc, port, lambda: "".join(out))
             yield port
         finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
-            if proc.stdout is not None:
-                proc.stdout.close()
+            stop_serve(proc)
         assert "Traceback" not in "".join(out), "".join(out)
 
 

@@ -12,11 +12,8 @@ nothing but INFO lines in the log.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -34,6 +31,7 @@ from tests.test_setup_sms_server import (
     _env_file,
     _free_port,
     _replies,
+    spawn_serve,
     wait_healthy,
 )
 
@@ -45,16 +43,7 @@ def test_serve_stops_at_once_with_tvs_watching() -> None:
     with FakeTwilio() as fake, tempfile.TemporaryDirectory() as folder:
         port = _free_port()
         _env_file(Path(folder), public, port, fake.base_url)
-        env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
-        env["PYTHONUNBUFFERED"] = "1"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "bots.cli", "serve"],
-            cwd=folder,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        proc = spawn_serve(folder)
         out: list[str] = []
         assert proc.stdout is not None
         reader = threading.Thread(target=lambda: out.extend(proc.stdout or ()), daemon=True)

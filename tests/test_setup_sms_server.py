@@ -79,6 +79,36 @@ def wait_healthy(proc: subprocess.Popen[str], port: int, log: Callable[[], str])
         time.sleep(0.05)
 
 
+def spawn_serve(
+    cwd: Path | str, keep: tuple[str, ...] = ("PATH", "HOME", "LANG", "TMPDIR")
+) -> subprocess.Popen[str]:
+    """`muldvarp serve` in `cwd`, whose `.env` configures it: of this machine's
+    environment only the variables `keep` names pass (no REDIS_URL, no bot
+    token); unbuffered output, stderr with stdout on one text pipe."""
+    env = {k: v for k, v in os.environ.items() if k in keep}
+    env["PYTHONUNBUFFERED"] = "1"
+    return subprocess.Popen(
+        [sys.executable, "-m", "bots.cli", "serve"],  # `muldvarp serve`
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def stop_serve(proc: subprocess.Popen[str]) -> None:
+    """Stop `serve` as a service manager does (SIGTERM; killed after 15 s)."""
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
 @dataclass
 class Served:
     proc: subprocess.Popen[str]
@@ -108,17 +138,7 @@ def serve(tmp_path: Path) -> Iterator[Any]:
         _env_file(tmp_path, public, port, twilio_api)
         # Nothing of this machine's settings (REDIS_URL, a bot token) leaks in:
         # the `.env` is the whole configuration, as on a fresh server.
-        keep = ("PATH", "HOME", "LANG", "SYSTEMROOT", "TMPDIR")
-        env = {k: v for k, v in os.environ.items() if k in keep}
-        env["PYTHONUNBUFFERED"] = "1"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "bots.cli", "serve"],  # `muldvarp serve`
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        proc = spawn_serve(tmp_path, ("PATH", "HOME", "LANG", "SYSTEMROOT", "TMPDIR"))
         started.append(proc)
         assert proc.stdout is not None
         banner: list[str] = []
@@ -134,14 +154,7 @@ def serve(tmp_path: Path) -> Iterator[Any]:
 
     yield start
     for proc in started:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        if proc.stdout is not None:
-            proc.stdout.close()
+        stop_serve(proc)
 
 
 # -- what the world reaches: a tunnel, or Caddy on a domain ---------------------------
