@@ -28,7 +28,7 @@ import redis
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from test_scheduler_leader import Lines
+from test_scheduler_leader import Lines, leader_parts
 from test_scheduler_lease import redis_or_fail, with_redis
 from test_scheduler_process import live_game
 
@@ -99,10 +99,7 @@ def test_a_leader_on_a_saturated_loop_keeps_its_lease_and_fires_deadlines(capsys
 
     async def body(r: Redis, prefix: str) -> None:
         lines = Lines(capsys)
-        games = RedisGames(r, prefix)
-        service = RedisService(games)
-        lease = Lease(r, prefix + "scheduler:leader", ttl_ms=TTL_MS)
-        stop = asyncio.Event()
+        games, service, lease, stop = leader_parts(r, prefix, TTL_MS)
         task = asyncio.create_task(candidate(r, prefix, lease, games, service, stop, resync=0.3))
         with Watch(lease.key) as watch:
             try:
@@ -144,10 +141,7 @@ def test_a_hung_loop_lets_the_lease_go_and_the_standby_fires_once(capsys: Any) -
 
     async def body(r: Redis, prefix: str) -> None:
         lines = Lines(capsys)
-        games = RedisGames(r, prefix)
-        service = RedisService(games)
-        lease = Lease(r, prefix + "scheduler:leader", ttl_ms=TTL_MS)
-        stop = asyncio.Event()
+        games, service, lease, stop = leader_parts(r, prefix, TTL_MS)
         first = asyncio.create_task(
             candidate(r, prefix, lease, games, service, stop, resync=0.3, stall=1.0)
         )

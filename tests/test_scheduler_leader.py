@@ -30,6 +30,15 @@ pytestmark = pytest.mark.scheduler
 TTL_MS = 600
 
 
+def leader_parts(
+    r: Redis, prefix: str, ttl_ms: int = TTL_MS
+) -> tuple[RedisGames, RedisService, Lease, asyncio.Event]:
+    """A candidate's games and service on `r`, its lease and its stop."""
+    games = RedisGames(r, prefix)
+    lease = Lease(r, prefix + "scheduler:leader", ttl_ms=ttl_ms)
+    return games, RedisService(games), lease, asyncio.Event()
+
+
 class SlowGames(RedisGames):
     """A store that takes `pause` seconds per game to read its deadline index
     (awaiting, as a busy store does): every re-arm of `n` games due soon
@@ -110,10 +119,7 @@ def test_a_leader_that_lost_its_lease_stands_by_and_leads_again(capsys: Any) -> 
 
     async def body(r: Redis, prefix: str) -> None:
         lines = Lines(capsys)
-        games = RedisGames(r, prefix)
-        service = RedisService(games)
-        lease = Lease(r, prefix + "scheduler:leader", ttl_ms=TTL_MS)
-        stop = asyncio.Event()
+        games, service, lease, stop = leader_parts(r, prefix)
         task = asyncio.create_task(candidate(r, prefix, lease, games, service, stop, resync=0.2))
         try:
             await lines.wait_for("armed")
