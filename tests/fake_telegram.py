@@ -20,6 +20,7 @@ import contextlib
 import itertools
 import json
 import math
+import re
 import socket
 import time
 import urllib.parse
@@ -483,6 +484,14 @@ class Harness:
 
     async def command(self, uid: int, name: str, text: str, *, chat_id: int | None = None) -> None:
         await self.send(self.users.command(uid, name, text, chat_id=chat_id))
+
+    async def new(self, uid: int, kind: str, *, chat_id: int | None = None) -> tuple[str, str]:
+        """Hana (`uid`) opens a `kind` game (in `chat_id`, else privately): its code, its id."""
+        await self.command(uid, "Hana", f"/new {kind}", chat_id=chat_id)
+        code = re.findall(r"start=([A-Z]+)", self.api.texts(chat_id or uid)[-1])[0]
+        game_id = await self.store.game_for_code(code)
+        assert game_id is not None
+        return code, game_id
 
     async def press(self, uid: int, name: str, message: dict[str, Any], data: str) -> str | None:
         """Press a button; returns the callback answer's text, if any."""

@@ -6,7 +6,6 @@ an SMS join (signed Twilio webhooks) and a Telegram join (the fake Bot API)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -116,10 +115,7 @@ def test_a_telegram_join_is_shown_under_the_cleaned_name(tmp_path: Path) -> None
         clock = FakeClock()
         store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
         async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
-            await h.command(1, "Hana", "/new station")
-            code = re.findall(r"start=([A-Z]+)", api.texts(1)[-1])[0]
-            game_id = await store.game_for_code(code)
-            assert game_id is not None
+            code, game_id = await h.new(1, "station")
             await h.command(11, "\u202eAna\u200b", f"/join {code}")
             await h.command(12, "\u0410NA", f"/join {code}")  # a Cyrillic A: a longer name
             game = await h.service.load(game_id)

@@ -142,10 +142,7 @@ def test_telegram_set_answers_what_fits_in_the_hosts_language(tmp_path: Path) ->
         clock = FakeClock()
         store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
         async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
-            await h.command(1, "Hana", "/new station")
-            code = re.findall(r"start=([A-Z]+)", api.texts(1)[-1])[0]
-            game_id = await store.game_for_code(code)
-            assert game_id is not None
+            _code, game_id = await h.new(1, "station")
             await h.command(1, "Hana", "/lang nb")
             before = len(api.texts(1))
             await h.command(1, "Hana", "/set vote_seconds 1e309\n/set infiltrators 1000000")

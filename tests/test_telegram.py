@@ -173,10 +173,7 @@ def test_host_controls_and_settings(tmp_path: Path) -> None:
         clock = FakeClock()
         store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
         async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
-            await h.command(HOST, "Hana", "/new station")
-            code = re.findall(r"start=([A-Z]+)", api.texts(HOST)[-1])[0]
-            game_id = await store.game_for_code(code)
-            assert game_id is not None
+            code, game_id = await h.new(HOST, "station")
             for uid, name in PEOPLE.items():
                 await h.command(uid, name, f"/join {code}")
             # private-chat game: the lobby news go to the host

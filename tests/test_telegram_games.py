@@ -10,7 +10,6 @@ the log replays to the final state."""
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 from typing import Any
 
@@ -87,10 +86,7 @@ def test_a_complete_game_over_telegram(kind: str, players: int, seed: int, tmp_p
         async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
             recorder = Recorder()
             h.service.notifiers.append(recorder)
-            await h.command(HOST, "Hana", f"/new {kind}", chat_id=GROUP)
-            code = re.findall(r"start=([A-Z]+)", api.texts(GROUP)[-1])[0]
-            game_id = await store.game_for_code(code)
-            assert game_id is not None
+            code, game_id = await h.new(HOST, kind, chat_id=GROUP)
             people = {100 + i: NAMES[i] for i in range(players)}
             for uid, name in people.items():
                 await h.command(uid, name, f"/start {code}")

@@ -47,10 +47,7 @@ def test_host_commands_are_confirmed_once_and_sets_answered_once(tmp_path: Path)
         clock = FakeClock()
         store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
         async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
-            await h.command(HOST, "Hana", "/new station")  # a private-chat game
-            code = re.findall(r"start=([A-Z]+)", api.texts(HOST)[-1])[0]
-            game_id = await store.game_for_code(code)
-            assert game_id is not None
+            code, game_id = await h.new(HOST, "station")  # a private-chat game
             before = len(api.texts(HOST))
             await h.command(HOST, "Hana", "/set vote_seconds 90\n/set discussion_seconds 60")
             assert api.texts(HOST)[before:] == ["Done: vote_seconds = 90, discussion_seconds = 60."]

@@ -121,11 +121,7 @@ class Table:
         """The host creates a game (in `group`, or privately), sets options,
         everyone joins by the deep link, and the host starts it."""
         h = self.h
-        await h.command(HOST, "Hana", f"/new {kind}", chat_id=group)
-        where = HOST if group is None else group
-        code = re.findall(r"start=([A-Z]+)", h.api.texts(where)[-1])[0]
-        game_id = await h.store.game_for_code(code)
-        assert game_id is not None
+        code, game_id = await h.new(HOST, kind, chat_id=group)
         self.game_id = game_id
         for line in sets:
             await h.command(HOST, "Hana", f"/set {line}")
