@@ -10,16 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
 from gameflow.core import actions as A
 from gameflow.core.engine import view
 from gameflow.core.names import MAX_NAME, clean, likeness
 from gameflow.i18n import render
-from tests.fake_telegram import FakeBotApi, Harness, serving
 from tests.fake_twilio import FakeTwilio
 from tests.sms_helpers import World
 from tests.station_helpers import Driver, new
-from tests.store_helpers import FakeClock, run
+from tests.store_helpers import run
+from tests.telegram_helpers import telegram_bot
 
 EVIL = "\u202eevil\u200b\u0000nul"  # right-to-left override, zero-width space, NUL
 
@@ -112,15 +111,12 @@ def test_an_sms_join_is_welcomed_under_the_cleaned_name(fake: FakeTwilio) -> Non
 @pytest.mark.telegram
 def test_a_telegram_join_is_shown_under_the_cleaned_name(tmp_path: Path) -> None:
     async def go() -> tuple[list[str], tuple[str, ...]]:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             code, game_id = await h.new(1, "station")
             await h.command(11, "\u202eAna\u200b", f"/join {code}")
             await h.command(12, "\u0410NA", f"/join {code}")  # a Cyrillic A: a longer name
             game = await h.service.load(game_id)
             texts = api.texts(1)
-        await store.close()
         return texts, game.names
 
     texts, names = run(go())

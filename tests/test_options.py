@@ -12,15 +12,14 @@ from typing import Any
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
 from gameflow.core import actions as A
 from gameflow.core.engine import new_game
 from gameflow.core.options import FLAG, WEEK, OptionError, fit, limits_of
 from gameflow.core.rules import known_games, rules_for
 from gameflow.i18n import render
-from tests.fake_telegram import FakeBotApi, Harness, serving
 from tests.station_helpers import HOST, Driver, new
-from tests.store_helpers import FakeClock, run
+from tests.store_helpers import run
+from tests.telegram_helpers import telegram_bot
 
 
 @pytest.mark.parametrize("kind", known_games())
@@ -139,16 +138,13 @@ def test_new_game_options_must_be_a_mapping() -> None:
 @pytest.mark.telegram
 def test_telegram_set_answers_what_fits_in_the_hosts_language(tmp_path: Path) -> None:
     async def go() -> tuple[list[str], Any]:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             _code, game_id = await h.new(1, "station")
             await h.command(1, "Hana", "/lang nb")
             before = len(api.texts(1))
             await h.command(1, "Hana", "/set vote_seconds 1e309\n/set infiltrators 1000000")
             answers = api.texts(1)[before:]
             game = await h.service.load(game_id)
-        await store.close()
         return answers, game
 
     answers, game = run(go())

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 from station_helpers import start
 
-from adapters.store.sqlite_store import SqliteStore
 from adapters.tv.screens import render_screen
 from bench import tv_games as demo
 from gameflow.core.engine import view
 from gameflow.core.events import Kind
 from gameflow.i18n import render
-from tests.fake_telegram import FakeBotApi, Harness, buttons, serving
-from tests.store_helpers import FakeClock, run
+from tests.fake_telegram import buttons
+from tests.store_helpers import run
+from tests.telegram_helpers import telegram_bot
 from tests.test_telegram import PEOPLE, choose
 
 pytestmark = pytest.mark.station
@@ -73,9 +73,7 @@ def test_the_tv_says_who_sits_out_this_round_while_it_is_played() -> None:
 
 def test_a_private_chat_game_reads_the_vote_once_and_in_order(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path, "games.sqlite3") as (api, h):
             await h.command(HOST, "Hana", "/new station")  # no group: news come privately
             link = re.search(r"start=([A-Z]+)", api.texts(HOST)[-1])
             assert link is not None
@@ -109,6 +107,5 @@ def test_a_private_chat_game_reads_the_vote_once_and_in_order(tmp_path: Path) ->
             title = next(i for i, t in enumerate(bo) if "Round 2 of 6" in t)
             assert told < title, bo[-4:]
             assert "Bo is voted out" in "\n".join(bo[:told])
-        await store.close()
 
     run(go())

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
 from gameflow.core.events import Event, Kind
 from gameflow.games.station.state import Station
-from tests.fake_telegram import FakeBotApi, Harness, buttons, serving
-from tests.store_helpers import FakeClock, run
+from tests.fake_telegram import Harness, buttons
+from tests.store_helpers import run
+from tests.telegram_helpers import telegram_bot
 
 pytestmark = pytest.mark.telegram
 
@@ -78,9 +78,7 @@ async def choose(h: Harness, uid: int, picks: dict[str, str]) -> dict[str, Any]:
 
 def test_a_station_round_over_telegram(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path, "games.sqlite3") as (api, h):
             _, game_id = await lobby(h)
             # lobby news go to the group the game was made in
             assert any("Eli joined (5 players)" in t for t in api.texts(GROUP))
@@ -163,16 +161,13 @@ def test_a_station_round_over_telegram(tmp_path: Path) -> None:
                 fresh = message is not None and f"|{second}|" in buttons(message)[0][1]
                 assert fresh == (uid != 11), uid
             await h.service.verify(game_id)
-        await store.close()
 
     run(go())
 
 
 def test_host_controls_and_settings(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path, "games.sqlite3") as (api, h):
             code, game_id = await h.new(HOST, "station")
             for uid, name in PEOPLE.items():
                 await h.command(uid, name, f"/join {code}")
@@ -199,7 +194,7 @@ def test_host_controls_and_settings(tmp_path: Path) -> None:
             assert all(api.texts(u)[-1].startswith("Påminnelse") for u in PEOPLE)
             assert sum(t.startswith("Påminnelse") for t in api.texts(13)) == 1
             # one to arm a timer has no addressee; an old phase's is dropped
-            clock.tick(60)
+            h.clock.tick(60)
             counts = {u: len(api.texts(u)) for u in PEOPLE}
             await h.tg.notifier.notify(
                 game,
@@ -233,23 +228,22 @@ def test_host_controls_and_settings(tmp_path: Path) -> None:
                 assert api.last_with_buttons(uid) is None
             editor = next(m for m in api.chat(12) if m["text"].startswith("Runde 1:"))
             assert editor.get("has_protected_content") is True
-        await store.close()
 
     run(go())
 
 
 def test_the_game_master_acts_from_a_keyboard(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             await h.command(HOST, "Hana", "/new traitors")
             code = re.findall(r"start=([A-Z]+)", api.texts(HOST)[-1])[0]
             people = {**PEOPLE, 16: "Fred"}
             for uid, name in people.items():
                 await h.command(uid, name, f"/start {code}")
             await h.command(HOST, "Hana", "/startgame")
-            game_id = await store.game_for_code(code) or (await store.whereis("tg:1") or ("",))[0]
+            game_id = (
+                await h.store.game_for_code(code) or (await h.store.whereis("tg:1") or ("",))[0]
+            )
             await h.command(11, "Ana", "/gm")
             assert api.texts(11)[-1] == "Only the host can do that."
             await h.command(HOST, "Hana", "/gm")
@@ -264,6 +258,5 @@ def test_the_game_master_acts_from_a_keyboard(tmp_path: Path) -> None:
             assert await h.press(HOST, "Hana", menu, free) is None
             assert (await h.service.load(game_id)).version == before + 1
             assert (await h.service.load(game_id)).rules.murder_free
-        await store.close()
 
     run(go())

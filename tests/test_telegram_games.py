@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.keyboards import decode
 from gameflow.core import actions as A
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
 from gameflow.i18n import render
-from tests.fake_telegram import FakeBotApi, Harness, buttons, serving
-from tests.store_helpers import FakeClock, run
+from tests.fake_telegram import FakeBotApi, Harness, buttons
+from tests.store_helpers import run
+from tests.telegram_helpers import telegram_bot
 
 pytestmark = pytest.mark.telegram
 
@@ -81,9 +81,7 @@ async def whisper(
 )
 def test_a_complete_game_over_telegram(kind: str, players: int, seed: int, tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             recorder = Recorder()
             h.service.notifiers.append(recorder)
             code, game_id = await h.new(HOST, kind, chat_id=GROUP)
@@ -105,7 +103,7 @@ def test_a_complete_game_over_telegram(kind: str, players: int, seed: int, tmp_p
                     whispers += await whisper(h, game, people, rng, step)
                 options = live_buttons(api, people, game.phase.seq)
                 if not options or stuck > 20:
-                    clock.now = max(clock.now, game.phase.deadline or clock.now)
+                    h.clock.now = max(h.clock.now, game.phase.deadline or h.clock.now)
                     seq = game.phase.seq
                     await h.service.submit(game_id, A.Deadline(None, seq), key=f"deadline:{seq}")
                     await h.tg.settled()
@@ -133,6 +131,5 @@ def test_a_complete_game_over_telegram(kind: str, players: int, seed: int, tmp_p
             assert private >= players
             assert not any(t in recorder.owners for t in api.texts(GROUP))
             await h.service.verify(game_id)
-        await store.close()
 
     run(go())

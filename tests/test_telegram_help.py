@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
-from tests.fake_telegram import FakeBotApi, Harness, serving
-from tests.store_helpers import FakeClock, run
+from tests.fake_telegram import Harness
+from tests.store_helpers import run
+from tests.telegram_helpers import telegram_bot
 from tests.test_telegram import GROUP, HOST, lobby
 
 pytestmark = pytest.mark.telegram
@@ -38,9 +38,7 @@ def in_group(h: Harness, uid: int, name: str, text: str, **extra: Any) -> dict[s
 
 def test_help_and_puzzled_replies_say_what_the_sender_can_do(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path, "games.sqlite3") as (api, h):
             # in no game: what anyone can do, in their own language
             await h.command(21, "Zed", "/help")
             assert api.texts(21)[-1].splitlines() == [
@@ -111,6 +109,5 @@ def test_help_and_puzzled_replies_say_what_the_sender_can_do(tmp_path: Path) -> 
             assert (await h.service.load(game_id)).version == before
             await h.command(12, "Bo", "/help")
             assert "/away 2027-01-20" in api.texts(12)[-1]
-        await store.close()
 
     run(go())

@@ -13,6 +13,7 @@ import pytest
 from adapters.store.sqlite_store import SqliteStore
 from tests.fake_telegram import FakeBotApi, Harness, serving
 from tests.store_helpers import FakeClock, run
+from tests.telegram_helpers import telegram_bot
 from tests.test_telegram import GROUP, HOST, PEOPLE
 
 pytestmark = pytest.mark.telegram
@@ -44,9 +45,7 @@ def test_a_host_who_never_opened_the_bot_gets_a_link_in_the_group(tmp_path: Path
 
 def test_host_commands_are_confirmed_once_and_sets_answered_once(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             code, game_id = await h.new(HOST, "station")  # a private-chat game
             before = len(api.texts(HOST))
             await h.command(HOST, "Hana", "/set vote_seconds 90\n/set discussion_seconds 60")
@@ -67,6 +66,5 @@ def test_host_commands_are_confirmed_once_and_sets_answered_once(tmp_path: Path)
             assert api.texts(HOST)[-1].endswith("Paused: the clock has stopped.")
             await h.command(HOST, "Hana", "/resume")
             assert api.texts(HOST)[-1].endswith("Resumed: the clock runs again.")
-        await store.close()
 
     run(go())

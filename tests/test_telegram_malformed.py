@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.webhook import MAX_DEPTH, too_deep
-from tests.fake_telegram import SECRET, FakeBotApi, Harness, serving
-from tests.store_helpers import FakeClock, run
+from tests.fake_telegram import SECRET
+from tests.store_helpers import run
+from tests.telegram_helpers import telegram_bot
 
 pytestmark = pytest.mark.telegram
 
@@ -47,9 +47,7 @@ def test_a_malformed_update_gets_400_and_its_id_is_not_swallowed(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             for update_id, body in MALFORMED:
                 for _ in range(2):  # and the same again: refused again, not "seen"
                     answer = await h.http.post("/telegram/webhook", content=body, headers=HEADERS)
@@ -60,9 +58,8 @@ def test_a_malformed_update_gets_400_and_its_id_is_not_swallowed(
                 good["update_id"] = update_id
                 assert await h.post(good) == 200
                 await h.tg.settled()
-                assert await store.whereis(f"tg:{uid}") is not None, update_id
+                assert await h.store.whereis(f"tg:{uid}") is not None, update_id
                 assert "start=" in api.texts(uid)[-1]
-        await store.close()
 
     with caplog.at_level(logging.WARNING):
         run(go())
@@ -71,9 +68,7 @@ def test_a_malformed_update_gets_400_and_its_id_is_not_swallowed(
 
 def test_what_is_no_update_at_all_gets_400(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             bodies: list[Any] = [
                 b"not json",
                 b"[]",
@@ -91,7 +86,6 @@ def test_what_is_no_update_at_all_gets_400(tmp_path: Path) -> None:
                 assert answer.text  # says why
             await h.tg.settled()
             assert api.sent("sendMessage") == []
-        await store.close()
 
     run(go())
 
@@ -100,9 +94,7 @@ def test_an_update_whose_handling_failed_is_handled_when_delivered_again(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             create = h.service.create_game
             calls = [0]
 
@@ -115,14 +107,13 @@ def test_an_update_whose_handling_failed_is_handled_when_delivered_again(
             h.service.create_game = fails_once  # type: ignore[method-assign]
             new = h.users.command(1, "Hana", "/new station")
             assert await h.post(new) == 500  # not acknowledged: Telegram delivers it again
-            assert await store.whereis("tg:1") is None
+            assert await h.store.whereis("tg:1") is None
             assert await h.post(new) == 200
             await h.tg.settled()
-            assert await store.whereis("tg:1") is not None
+            assert await h.store.whereis("tg:1") is not None
             assert "start=" in api.texts(1)[-1]
             assert await h.post(new) == 200  # handled now: a third delivery is skipped
             assert calls[0] == 2
-        await store.close()
 
     with caplog.at_level(logging.CRITICAL, logger="adapters.telegram.handlers"):
         run(go())

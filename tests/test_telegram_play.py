@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
 from gameflow.games.resistance.cards import CARDS
 from gameflow.i18n import render
-from tests.fake_telegram import FakeBotApi, Harness, serving
-from tests.store_helpers import FakeClock, run
+from tests.store_helpers import run
+from tests.telegram_helpers import telegram_bot
 from tests.test_telegram_table import Message, Person, Table, pick
 
 pytestmark = pytest.mark.telegram
@@ -47,9 +46,7 @@ def station(person: Person, message: Message, labels: list[str] | None) -> str |
 
 def test_a_whole_station_game_in_a_group(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             table = Table(h, people(6), seed=4)
             await table.open("station", group=GROUP)
             game = await table.play(station)
@@ -66,7 +63,6 @@ def test_a_whole_station_game_in_a_group(tmp_path: Path) -> None:
             for uid in table.people:
                 assert final in api.texts(uid)[-3:], uid
             await h.service.verify(table.game_id)
-        await store.close()
 
     run(go())
 
@@ -122,9 +118,7 @@ def resistance(person: Person, message: Message, labels: list[str] | None) -> st
 
 def test_a_whole_resistance_game_with_every_plot_card_in_private_chats(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             h.setup = {"plot_deck": DECK}
             table = Table(h, people(9), seed=2)
             await table.open("resistance")
@@ -145,6 +139,5 @@ def test_a_whole_resistance_game_with_every_plot_card_in_private_chats(tmp_path:
                 texts = api.texts(uid)
                 assert any("Mission 1 " in t for t in texts), uid
             await h.service.verify(table.game_id)
-        await store.close()
 
     run(go())

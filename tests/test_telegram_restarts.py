@@ -15,6 +15,7 @@ from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.record import OPEN_ATTR, parse_record
 from tests.fake_telegram import FakeBotApi, Harness, Users, serving
 from tests.store_helpers import FakeClock, run
+from tests.telegram_helpers import telegram_bot
 from tests.test_telegram import GROUP, HOST, choose, lobby
 
 pytestmark = pytest.mark.telegram
@@ -50,9 +51,7 @@ def test_a_new_game_delivered_again_after_a_restart_is_answered_once(tmp_path: P
 
 def test_an_edited_end_ends_nothing(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             _, game_id = await lobby(h)
             await h.command(HOST, "Hana", "/startgame", chat_id=GROUP)
             update = h.users.command(HOST, "Hana", "/end", chat_id=GROUP)
@@ -67,16 +66,13 @@ def test_an_edited_end_ends_nothing(tmp_path: Path) -> None:
             words["edited_message"] = words.pop("message")
             await h.send(words)
             assert len(api.texts(GROUP)) == texts
-        await store.close()
 
     run(go())
 
 
 def test_an_anonymous_admin_is_told_how_to_host(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             for text in ("/new station", "/startgame"):
                 update = h.users.command(1087968824, "Group", text, chat_id=GROUP)
                 message = update["message"]
@@ -87,17 +83,14 @@ def test_an_anonymous_admin_is_told_how_to_host(tmp_path: Path) -> None:
                 reply = api.texts(GROUP)[-1]
                 assert "anonymous admin" in reply and "Remain anonymous" in reply, reply
                 assert "You are not in a game" not in reply
-            assert await store.whereis("tg:1087968824") is None  # nobody hosts as the group
-        await store.close()
+            assert await h.store.whereis("tg:1087968824") is None  # nobody hosts as the group
 
     run(go())
 
 
 def test_strangers_are_answered_in_their_telegram_language(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             for uid, lang, start in (
                 (90, "sr", "Nisi ni u jednoj igri"),
                 (91, "bs", "Nisi ni u jednoj igri"),
@@ -106,7 +99,6 @@ def test_strangers_are_answered_in_their_telegram_language(tmp_path: Path) -> No
             ):
                 await h.send(h.users.command(uid, "Zed", "/status", lang=lang))
                 assert api.texts(uid)[-1].startswith(start), (lang, api.texts(uid)[-1])
-        await store.close()
 
     run(go())
 
@@ -116,9 +108,7 @@ def test_an_older_commits_notification_never_overwrites_a_newer_one(tmp_path: Pa
     notified v+1. The record keeps v+1's questions; nothing of v is sent."""
 
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             _, game_id = await lobby(h)
             await h.command(HOST, "Hana", "/startgame", chat_id=GROUP)
             older = await h.service.load(game_id)
@@ -126,15 +116,14 @@ def test_an_older_commits_notification_never_overwrites_a_newer_one(tmp_path: Pa
             picks = {"Choose your job:": "radio", "Secret action:": "No secret action"}
             await choose(h, 11, picks)
             newer = await h.service.load(game_id)
-            version, entries = parse_record(await store.get_attr(game_id, OPEN_ATTR))
+            version, entries = parse_record(await h.store.get_attr(game_id, OPEN_ATTR))
             assert version == newer.version and "tg:11" not in entries
             sent = len(api.sent("sendMessage"))
             # the slow worker's notification of the older state arrives now
             await h.tg.notifier.notify(older, ())
             await h.tg.settled()
             assert len(api.sent("sendMessage")) == sent  # Ana is not asked again
-            after = parse_record(await store.get_attr(game_id, OPEN_ATTR))
+            after = parse_record(await h.store.get_attr(game_id, OPEN_ATTR))
             assert after == (version, entries)
-        await store.close()
 
     run(go())

@@ -11,6 +11,7 @@ from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.notifier import OPEN_ATTR, parse_open
 from tests.fake_telegram import FakeBotApi, Harness, Users, buttons, serving
 from tests.store_helpers import FakeClock, run
+from tests.telegram_helpers import telegram_bot
 from tests.test_telegram import GROUP, HOST, PEOPLE, choose, current, editor_of, lobby
 
 pytestmark = pytest.mark.telegram
@@ -22,9 +23,7 @@ def with_buttons(api: FakeBotApi, uid: int) -> list[int]:
 
 def test_status_sends_the_question_again_and_closes_the_old_copy(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path, "games.sqlite3") as (api, h):
             await h.command(99, "Zed", "/status")  # in no game
             assert api.texts(99)[-1].startswith("You are not in a game.")
             _, game_id = await lobby(h)
@@ -41,7 +40,7 @@ def test_status_sends_the_question_again_and_closes_the_old_copy(tmp_path: Path)
             assert again["message_id"] > first and again.get("has_protected_content") is True
             assert with_buttons(api, 11) == [again["message_id"]]
             assert "reply_markup" not in current(h, 11, first)
-            record = parse_open(await store.get_attr(game_id, OPEN_ATTR))
+            record = parse_open(await h.store.get_attr(game_id, OPEN_ATTR))
             assert record["tg:11"][2] == again["message_id"]
 
             # the fresh copy works; once answered there is nothing to ask again
@@ -61,8 +60,6 @@ def test_status_sends_the_question_again_and_closes_the_old_copy(tmp_path: Path)
             assert len(api.texts(12)) == before
             await h.command(HOST, "Hana", "/status")
             assert api.texts(HOST)[-1].startswith("You host this game: /startgame")
-
-        await store.close()
 
     run(go())
 

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
-from tests.fake_telegram import FakeBotApi, Harness, serving
-from tests.store_helpers import FakeClock, run
+from tests.store_helpers import run
+from tests.telegram_helpers import telegram_bot
 from tests.test_telegram_table import Message, Person, Table, pick
 
 pytestmark = pytest.mark.telegram
@@ -119,9 +118,7 @@ def night(person: Person, text: str, heading: str, labels: list[str]) -> str:
 
 def test_a_whole_traitors_game_through_every_phase(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             h.setup = SETUP
             table = Table(h, PEOPLE, seed=3)
             await table.open("traitors", group=GROUP, sets=OPTIONS)
@@ -138,6 +135,5 @@ def test_a_whole_traitors_game_through_every_phase(tmp_path: Path) -> None:
             group = "\n".join(api.texts(GROUP))
             assert "I am loyal, believe me. Ana" in group  # the plea was read out
             await h.service.verify(table.game_id)
-        await store.close()
 
     run(go())

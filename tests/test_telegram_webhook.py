@@ -11,25 +11,23 @@ import pytest
 from adapters.store.sqlite_store import SqliteStore
 from tests.fake_telegram import SECRET, FakeBotApi, Harness, serving
 from tests.store_helpers import FakeClock, run
+from tests.telegram_helpers import telegram_bot
 
 pytestmark = pytest.mark.telegram
 
 
 def test_a_forged_update_is_refused_with_403(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             update = h.users.command(1, "Hana", "/new station")
             assert await h.post(update, secret="wrong") == 403
             assert await h.post(update, secret="") == 403
             assert await h.post(update, secret="s3cret-webhook-token-but-longer") == 403
             await h.tg.settled()
             assert api.sent("sendMessage") == []
-            assert await store.whereis("tg:1") is None
+            assert await h.store.whereis("tg:1") is None
             assert await h.post(update) == 200  # the real secret
-            assert await store.whereis("tg:1") is not None
-        await store.close()
+            assert await h.store.whereis("tg:1") is not None
 
     run(go())
 
@@ -96,9 +94,7 @@ def test_an_update_is_stored_before_it_is_acknowledged(tmp_path: Path) -> None:
 
 def test_a_button_press_is_answered_in_the_webhook_reply(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
-        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        async with telegram_bot(tmp_path) as (api, h):
             message = {"message_id": 5, "date": 0, "chat": {"id": 11, "type": "private"}}
             headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
             # no game: the toast follows the user's Telegram language
@@ -120,7 +116,6 @@ def test_a_button_press_is_answered_in_the_webhook_reply(tmp_path: Path) -> None
             # the bot itself made no call (getMe and the menu are the start's): Telegram makes it
             assert {c.method for c in api.calls} == {"getMe", "setMyCommands"}
             assert h.tg.answers == {}
-        await store.close()
 
     run(go())
 

@@ -1,0 +1,25 @@
+"""The Telegram tests' usual bot: the real adapter (`Harness`) on a fresh SQLite
+store with a fake clock, against a fake Bot API, the store closed once both have
+stopped. One place for what most of those tests would otherwise set up alike."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from adapters.store.sqlite_store import SqliteStore
+from tests.fake_telegram import FakeBotApi, Harness, serving
+from tests.store_helpers import FakeClock
+
+
+@contextlib.asynccontextmanager
+async def telegram_bot(
+    tmp_path: Path, db: str = "g.sqlite3"
+) -> AsyncIterator[tuple[FakeBotApi, Harness]]:
+    """The fake Bot API and the `Harness` on `tmp_path / db` (h.store, h.clock)."""
+    clock = FakeClock()
+    store = SqliteStore(str(tmp_path / db), clock=clock, synchronous="OFF")
+    async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+        yield api, h
+    await store.close()
