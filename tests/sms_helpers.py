@@ -7,7 +7,7 @@ directory given (SQLite in memory by default; tests pass a Redis one too)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -116,6 +116,24 @@ class World:
         if drain:
             await self.sms.drain()
         return response
+
+    async def hosted(
+        self,
+        host: str,
+        kind: str,
+        phones: Sequence[str],
+        names: Sequence[str],
+        *,
+        join: str = "JOIN",
+        **create: Any,
+    ) -> tuple[str, str]:
+        """A `kind` game `host` created (`create`: create_game's keywords) that
+        each of `phones` joined by text under its name: its code and its id."""
+        created = await self.service.create_game(kind, host, **create)
+        assert created.code is not None
+        for phone, name in zip(phones, names, strict=True):
+            await self.text(phone, f"{join} {created.code} {name}")
+        return created.code, created.game.id
 
     async def text(
         self, phone: str, body: str, sid: str | None = None, *, drain: bool = True

@@ -30,12 +30,9 @@ NAMES = ["Kristoffer", "Marija", "Ingrid", "Sigurd", "Sigrun"]
 
 
 async def started(w: World) -> str:
-    created = await w.service.create_game("station", HOST, lang="en", seed="sms")
-    assert created.code is not None
-    for phone, name in zip(PHONES, NAMES, strict=True):
-        await w.text(phone, f"JOIN {created.code} {name}")
-    await w.service.submit(created.game.id, A.Start(HOST))
-    return created.game.id
+    _code, game_id = await w.hosted(HOST, "station", PHONES, NAMES, lang="en", seed="sms")
+    await w.service.submit(game_id, A.Start(HOST))
+    return game_id
 
 
 def world_run(fake: FakeTwilio, body: object) -> None:

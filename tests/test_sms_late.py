@@ -30,15 +30,12 @@ IN = "Your answer is in. The next question comes by text."
 
 
 async def started(w: World, **options: object) -> str:
-    created = await w.service.create_game(
-        "station", HOST, lang="en", seed="late", options=options or None
+    _code, game_id = await w.hosted(
+        HOST, "station", PHONES, NAMES, lang="en", seed="late", options=options or None
     )
-    assert created.code is not None
-    for phone, name in zip(PHONES, NAMES, strict=True):
-        await w.text(phone, f"JOIN {created.code} {name}")
-    await w.service.submit(created.game.id, A.Start(HOST))
+    await w.service.submit(game_id, A.Start(HOST))
     await w.sms.drain()
-    return created.game.id
+    return game_id
 
 
 def test_an_answer_after_its_deadline_is_told_the_question_closed(fake: FakeTwilio) -> None:

@@ -66,13 +66,16 @@ def test_a_number_for_the_older_menu_is_refused_until_the_new_one_came(
     fake: FakeTwilio, lang: str
 ) -> None:
     async def body(w: World) -> None:
-        created = await w.service.create_game(
-            "resistance", HOST, lang=lang, seed="stale", options={"plot_cards": False}
+        _code, game_id = await w.hosted(
+            HOST,
+            "resistance",
+            PHONES,
+            NAMES,
+            join=JOIN[lang],
+            lang=lang,
+            seed="stale",
+            options={"plot_cards": False},
         )
-        assert created.code is not None
-        game_id = created.game.id
-        for phone, name in zip(PHONES, NAMES, strict=True):
-            await w.text(phone, f"{JOIN[lang]} {created.code} {name}")
         await w.service.submit(game_id, A.Start(HOST))
         await w.sms.drain()
         game = await w.service.load(game_id)
@@ -161,12 +164,9 @@ def test_with_no_record_a_number_is_read_as_before(fake: FakeTwilio) -> None:
     predate them keeps playing)."""
 
     async def body(w: World) -> None:
-        created = await w.service.create_game("station", HOST, lang="en", seed="fresh")
-        assert created.code is not None
-        for phone, name in zip(PHONES, NAMES, strict=True):
-            await w.text(phone, f"JOIN {created.code} {name}")
-        await w.service.submit(created.game.id, A.Start(HOST))
-        started = await w.service.load(created.game.id)
+        _code, game_id = await w.hosted(HOST, "station", PHONES, NAMES, lang="en", seed="fresh")
+        await w.service.submit(game_id, A.Start(HOST))
+        started = await w.service.load(game_id)
         assert await w.store.outbox_ready(CHANNEL) == [started.id]  # the menus wait
         assert await w.sms.sheets.last(started.id, w.pid(PHONES[0])) == (None, None)
         await w.text(PHONES[0], "1 G")

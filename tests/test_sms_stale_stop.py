@@ -33,11 +33,7 @@ def test_a_stop_during_a_batch_stops_the_rest_of_it(fake: FakeTwilio, records: R
     async def main() -> None:
         w = World(fake, directory=records(), rate=1.0)  # a long code's pace
         try:
-            created = await w.service.create_game("station", HOST, lang="en", seed="stop")
-            assert created.code is not None
-            game_id = created.game.id
-            for phone, name in zip(PHONES, NAMES, strict=True):
-                await w.text(phone, f"JOIN {created.code} {name}")
+            _code, game_id = await w.hosted(HOST, "station", PHONES, NAMES, lang="en", seed="stop")
             await w.service.submit(game_id, A.Start(HOST))
             await w.sms.drain()
             # Two commits' texts wait: the mission's result, then the vote.
