@@ -64,6 +64,15 @@ DONE = N_("Already sent.")
 FINISH = N_("Finish your choice first.")
 
 Key = tuple[int, int]  # (chat id, message id) of the pressed message
+
+
+def blank_draft(game: Game, spec: ActionSpec, press: Press, key: Key) -> Draft:
+    """An empty draft of `press`'s action, on the pressed message `key`."""
+    return Draft(
+        game.id, press.seq, press.seat, spec.kind, chat=key[0], message=key[1], spec=press.spec
+    )
+
+
 Checked = tuple[ActionSpec, dict[str, Value]]
 
 
@@ -157,15 +166,7 @@ class Presses:
             stored = await self.service.store.get_attr(game.id, draft_attr(press.seat))
             draft = Draft.loads(stored)
             if draft is None or not draft.belongs(key, press.seq, spec.kind, press.spec):
-                draft = Draft(
-                    game.id,
-                    press.seq,
-                    press.seat,
-                    spec.kind,
-                    chat=key[0],
-                    message=key[1],
-                    spec=press.spec,
-                )
+                draft = blank_draft(game, spec, press, key)
             if next_field(spec, draft) is not None:
                 await self.redraw(game, spec, draft, key)
                 await self.notice(query, FINISH, game.lang)
@@ -196,15 +197,7 @@ class Presses:
                 or not draft.belongs(key, press.seq, spec.kind, press.spec)
                 or press.op in "ro"
             ):
-                draft = Draft(
-                    game.id,
-                    press.seq,
-                    press.seat,
-                    spec.kind,
-                    chat=key[0],
-                    message=key[1],
-                    spec=press.spec,
-                )
+                draft = blank_draft(game, spec, press, key)
             taken = update.update_id in draft.presses
             refused = None if taken else self.take(game, spec, press, draft)
             if (taken or refused is not None) and not fresh:
