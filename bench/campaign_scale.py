@@ -421,6 +421,12 @@ def main() -> None:
     p.add_argument("--resync", type=float, default=5.0, help="MULDVARP_SCHEDULER_RESYNC")
     p.add_argument("--arm-timeout", type=float, default=300.0)
     args = p.parse_args()
+    try:  # the composition root: the games this process plays (issue #30)
+        from gameflow.games import register_all  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:  # the code before the registry knew its games at import
+        pass
+    else:
+        register_all()
     print(machine())
     print(
         f"stores {', '.join(args.store)}; games {', '.join(f'{n:,}' for n in args.games)};"
