@@ -151,6 +151,14 @@ def redis_kinds(*kinds: str) -> list[Any]:
     return [pytest.param(k, marks=pytest.mark.cluster) if k == "cluster" else k for k in kinds]
 
 
+def run_then_drop(coro: Awaitable[T], url: str, prefix: str) -> T:
+    """`run(coro)`, then drop every key under `prefix` on `url` (also when it fails)."""
+    try:
+        return run(coro)
+    finally:
+        run(drop_prefix(url, prefix))
+
+
 async def drop_prefix(url: str, prefix: str) -> int:
     """Delete every key under `prefix` (test clean-up; on a cluster, every node's)."""
     from adapters.redis_url import async_client

@@ -37,7 +37,7 @@ from adapters.sendloop import SendLoop
 from adapters.telegram.outbound import Outbound, Priority
 from tests.fake_telegram import TOKEN, FakeBotApi, VirtualTime, serving
 from tests.rate_helpers import RATES, SLACK, min_gap, most_in_window, over
-from tests.store_helpers import drop_prefix, redis_url_or_fail, run, unique_prefix
+from tests.store_helpers import redis_url_or_fail, run, run_then_drop, unique_prefix
 
 pytestmark = pytest.mark.telegram
 ROOT = Path(__file__).resolve().parents[1]
@@ -164,10 +164,7 @@ def test_the_redis_limiter_holds_for_three_processes_together() -> None:
             assert most_in_window(times[-21], 1.0) >= RATES.group.count
             return peaks
 
-    try:
-        peaks = run(go())
-    finally:
-        run(drop_prefix(url, prefix))
+    peaks = run_then_drop(go(), url, prefix)
     print("redis limiter, 3 processes:", peaks)
 
 
@@ -220,10 +217,7 @@ def test_a_429_holds_the_chat_for_every_worker_and_nothing_is_dropped() -> None:
                 await out.stop()
             await bot.shutdown()
 
-    try:
-        run(go())
-    finally:
-        run(drop_prefix(url, prefix))
+    run_then_drop(go(), url, prefix)
 
 
 def test_prompts_overtake_a_backlog_of_news_on_the_shared_buckets() -> None:
@@ -252,7 +246,4 @@ def test_prompts_overtake_a_backlog_of_news_on_the_shared_buckets() -> None:
             await out.stop()
             await bot.shutdown()
 
-    try:
-        run(go())
-    finally:
-        run(drop_prefix(url, prefix))
+    run_then_drop(go(), url, prefix)

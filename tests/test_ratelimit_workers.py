@@ -25,7 +25,7 @@ from adapters.ratelimit import TelegramRates
 from tests.fake_telegram import TOKEN, FakeBotApi, Users
 from tests.rate_helpers import BOT_JITTER, fake_in_thread, min_gap, most_in_window, over
 from tests.scale_workers import Worker, worker_env
-from tests.store_helpers import drop_prefix, redis_url_or_fail, run, unique_prefix
+from tests.store_helpers import redis_url_or_fail, run_then_drop, unique_prefix
 
 pytestmark = [pytest.mark.store, pytest.mark.telegram]
 
@@ -125,10 +125,7 @@ def test_two_workers_together_stay_under_telegrams_limits(tmp_path: Path) -> Non
             "group_min_gap_s": round(min(min_gap(ts) for ts in groups.values()), 3),
         }
 
-    try:
-        figures = run(go())
-    finally:
-        run(drop_prefix(url, prefix))
+    figures = run_then_drop(go(), url, prefix)
     print("two workers, one Redis:", figures)
     # the demand was above the limits, so they were reached, not just kept
     assert figures["bot_peak_in_1s"] >= 25

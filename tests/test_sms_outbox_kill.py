@@ -45,7 +45,13 @@ from service.outbox import OutboxMessage
 from service.ports import GameStore
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
 from tests.rate_helpers import most_in_window
-from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
+from tests.store_helpers import (
+    FakeClock,
+    redis_url_or_fail,
+    run,
+    run_then_drop,
+    unique_prefix,
+)
 from tests.worker_process import WorkerProcess, about, wait_for
 
 pytestmark = [pytest.mark.outbox, pytest.mark.sms]
@@ -272,7 +278,4 @@ def test_a_killed_worker_loses_no_text_redis(fake: FakeTwilio) -> None:
             await directory.close()
             await store.close()
 
-    try:
-        run(main())
-    finally:
-        run(drop_prefix(url, prefix))
+    run_then_drop(main(), url, prefix)

@@ -47,7 +47,13 @@ from service.games import GameService
 from service.ports import GameStore
 from tests.fake_telegram import TOKEN, FakeBotApi
 from tests.rate_helpers import BOT_JITTER, fake_in_thread, most_in_window, over
-from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
+from tests.store_helpers import (
+    FakeClock,
+    redis_url_or_fail,
+    run,
+    run_then_drop,
+    unique_prefix,
+)
 from tests.worker_process import WorkerProcess, about, wait_for
 
 pytestmark = [pytest.mark.outbox, pytest.mark.telegram]
@@ -305,8 +311,5 @@ def test_a_killed_worker_loses_no_telegram_message_redis(tmp_path: Path) -> None
         finally:
             await store.close()
 
-    try:
-        figures = run(main())
-    finally:
-        run(drop_prefix(url, prefix))
+    figures = run_then_drop(main(), url, prefix)
     assert figures["duplicated"] + figures["extra_prompts"] <= GAMES * 4
