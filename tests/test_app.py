@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -24,6 +24,9 @@ from bots.settings import Settings, SettingsError, load_settings
 from gameflow.core import actions as A
 from service.games import GameService
 from tests.store_helpers import HOST, run
+
+if TYPE_CHECKING:
+    from tests.fake_telegram import FakeBotApi
 
 TOKEN = "internal-test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -52,6 +55,16 @@ async def serving(
             stack.push_async_callback(rt.store.close)
         client = httpx.AsyncClient(transport=transport, base_url="http://muldvarp.test")
         yield await stack.enter_async_context(client)
+
+
+async def serve_until_tv_link(rt: Runtime, api: FakeBotApi, chat: int) -> dict[str, Any]:
+    """Serve `rt` until `chat` was sent a TV link (5 s at most): /healthz's answer."""
+    async with serving(rt) as c:
+        health: dict[str, Any] = (await c.get("/healthz")).json()
+        deadline = time.monotonic() + 5
+        while not any("/tv/" in t for t in api.texts(chat)) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+    return health
 
 
 # -- health and metrics ---------------------------------------------------------------
@@ -403,11 +416,7 @@ def test_telegram_polls_without_a_public_url(tmp_path: Path) -> None:
                 TELEGRAM_API_BASE_URL=api.base_url,
             )
             api.updates.append(Users().command(7, "Ola", "/new resistance"))
-            async with serving(rt) as c:
-                health = (await c.get("/healthz")).json()
-                deadline = time.monotonic() + 5
-                while not any("/tv/" in t for t in api.texts(7)) and time.monotonic() < deadline:
-                    await asyncio.sleep(0.02)
+            health = await serve_until_tv_link(rt, api, 7)
             return api, api.texts(7), health
 
     api, texts, health = run(main())
@@ -466,11 +475,7 @@ def test_a_laptop_game_night_gives_tv_links_a_tv_on_the_wifi_can_open(tmp_path: 
                 TELEGRAM_API_BASE_URL=api.base_url,
             )
             api.updates.append(Users().command(7, "Ola", "/new station"))
-            async with serving(rt) as c:
-                health = (await c.get("/healthz")).json()
-                deadline = time.monotonic() + 5
-                while not any("/tv/" in t for t in api.texts(7)) and time.monotonic() < deadline:
-                    await asyncio.sleep(0.02)
+            health = await serve_until_tv_link(rt, api, 7)
             return api.texts(7), health
 
     texts, health = run(main())
