@@ -56,10 +56,14 @@ def with_redis(body: Callable[[Redis, str], Awaitable[None]]) -> None:
         drop(prefix)
 
 
+def rivals(r: Redis, prefix: str, ttl_ms: int) -> tuple[Lease, Lease]:
+    """Two holders' leases on the one key `prefix + "lead"`."""
+    return Lease(r, prefix + "lead", ttl_ms=ttl_ms), Lease(r, prefix + "lead", ttl_ms=ttl_ms)
+
+
 def test_only_one_holder_at_a_time() -> None:
     async def body(r: Redis, prefix: str) -> None:
-        a = Lease(r, prefix + "lead", ttl_ms=2000)
-        b = Lease(r, prefix + "lead", ttl_ms=2000)
+        a, b = rivals(r, prefix, 2000)
         assert await a.acquire()
         assert not await b.acquire()
         assert await a.holder() == a.token
@@ -71,8 +75,7 @@ def test_only_one_holder_at_a_time() -> None:
 
 def test_renewal_keeps_the_lease_past_its_ttl() -> None:
     async def body(r: Redis, prefix: str) -> None:
-        a = Lease(r, prefix + "lead", ttl_ms=300)
-        b = Lease(r, prefix + "lead", ttl_ms=300)
+        a, b = rivals(r, prefix, 300)
         assert await a.acquire()
         for _ in range(4):  # 0.6 s in all, twice the TTL
             await asyncio.sleep(0.15)
@@ -85,8 +88,7 @@ def test_renewal_keeps_the_lease_past_its_ttl() -> None:
 
 def test_others_can_neither_renew_nor_release_a_lease_they_do_not_hold() -> None:
     async def body(r: Redis, prefix: str) -> None:
-        a = Lease(r, prefix + "lead", ttl_ms=2000)
-        b = Lease(r, prefix + "lead", ttl_ms=2000)
+        a, b = rivals(r, prefix, 2000)
         assert await a.acquire()
         assert not await b.renew()
         assert not await b.release()
@@ -100,8 +102,7 @@ def test_others_can_neither_renew_nor_release_a_lease_they_do_not_hold() -> None
 
 def test_a_lapsed_lease_passes_on_and_the_old_holder_learns_it() -> None:
     async def body(r: Redis, prefix: str) -> None:
-        a = Lease(r, prefix + "lead", ttl_ms=200)
-        b = Lease(r, prefix + "lead", ttl_ms=200)
+        a, b = rivals(r, prefix, 200)
         assert await a.acquire()
         await asyncio.sleep(0.17)
         assert not a.valid()  # its own clock stops trusting it before the key lapses
