@@ -13,13 +13,18 @@ from tests.fake_telegram import FakeBotApi, Harness, serving
 from tests.store_helpers import FakeClock
 
 
+def clocked_store(tmp_path: Path, db: str = "g.sqlite3") -> tuple[FakeClock, SqliteStore]:
+    """A fresh SQLite store on `tmp_path / db` and the fake clock it runs on."""
+    clock = FakeClock()
+    return clock, SqliteStore(str(tmp_path / db), clock=clock, synchronous="OFF")
+
+
 @contextlib.asynccontextmanager
 async def telegram_bot(
     tmp_path: Path, db: str = "g.sqlite3"
 ) -> AsyncIterator[tuple[FakeBotApi, Harness]]:
     """The fake Bot API and the `Harness` on `tmp_path / db` (h.store, h.clock)."""
-    clock = FakeClock()
-    store = SqliteStore(str(tmp_path / db), clock=clock, synchronous="OFF")
+    clock, store = clocked_store(tmp_path, db)
     async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
         yield api, h
     await store.close()

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from adapters.store.redis_store import RedisStore
-from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.choice import Draft, draft_attr
 from adapters.telegram.notifier import OPEN_ATTR, parse_open
 from adapters.telegram.record import Open
@@ -24,6 +23,7 @@ from gameflow.core import actions as A
 from gameflow.games.station.state import Choice
 from tests.fake_telegram import FakeBotApi, Harness, Users, buttons, serving
 from tests.store_helpers import FakeClock, drop_prefix, redis_url_or_fail, run, unique_prefix
+from tests.telegram_helpers import clocked_store
 from tests.test_telegram import GROUP, HOST, PEOPLE, current, editor_of, lobby
 
 pytestmark = pytest.mark.telegram
@@ -81,8 +81,7 @@ async def two_workers() -> AsyncIterator[tuple[Harness, Harness]]:
 
 def test_a_draft_survives_a_restart(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        clock, store = clocked_store(tmp_path)
         users = Users()
         async with serving(FakeBotApi()) as api:
             async with Harness(api, store, clock, users) as h:

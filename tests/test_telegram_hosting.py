@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
 from tests.fake_telegram import FakeBotApi, Harness, serving
-from tests.store_helpers import FakeClock, run
-from tests.telegram_helpers import telegram_bot
+from tests.store_helpers import run
+from tests.telegram_helpers import clocked_store, telegram_bot
 from tests.test_telegram import GROUP, HOST, PEOPLE
 
 pytestmark = pytest.mark.telegram
@@ -21,8 +20,7 @@ pytestmark = pytest.mark.telegram
 
 def test_a_host_who_never_opened_the_bot_gets_a_link_in_the_group(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        clock, store = clocked_store(tmp_path)
         async with serving(FakeBotApi(strict_dm=True)) as api, Harness(api, store, clock) as h:
             await h.command(HOST, "Hana", "/new station", chat_id=GROUP)
             assert api.texts(HOST) == []  # the private message was refused (403)

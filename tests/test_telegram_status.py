@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.notifier import OPEN_ATTR, parse_open
 from tests.fake_telegram import FakeBotApi, Harness, Users, buttons, serving
-from tests.store_helpers import FakeClock, run
-from tests.telegram_helpers import telegram_bot
+from tests.store_helpers import run
+from tests.telegram_helpers import clocked_store, telegram_bot
 from tests.test_telegram import GROUP, HOST, PEOPLE, choose, current, editor_of, lobby
 
 pytestmark = pytest.mark.telegram
@@ -66,8 +65,7 @@ def test_status_sends_the_question_again_and_closes_the_old_copy(tmp_path: Path)
 
 def test_the_command_menu_is_set_in_every_language(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
+        clock, store = clocked_store(tmp_path, "games.sqlite3")
         async with serving(FakeBotApi()) as api, Harness(api, store, clock):
             assert {"", "en", "nb", "no", "sr", "hr"} <= set(api.menus)
             for code, first in (("en", "Your current question again"), ("nb", "Spørsmålet")):
@@ -85,8 +83,7 @@ def test_the_command_menu_is_set_in_every_language(tmp_path: Path) -> None:
 
 def test_prompts_a_crash_lost_are_sent_after_the_restart_from_the_outbox(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "games.sqlite3"), clock=clock, synchronous="OFF")
+        clock, store = clocked_store(tmp_path, "games.sqlite3")
         users = Users()
         async with serving(FakeBotApi()) as api:
             async with Harness(api, store, clock, users) as a:

@@ -11,7 +11,7 @@ import pytest
 from adapters.store.sqlite_store import SqliteStore
 from tests.fake_telegram import SECRET, FakeBotApi, Harness, serving
 from tests.store_helpers import FakeClock, run
-from tests.telegram_helpers import telegram_bot
+from tests.telegram_helpers import clocked_store, telegram_bot
 
 pytestmark = pytest.mark.telegram
 
@@ -73,8 +73,7 @@ def test_a_duplicate_update_is_applied_once_also_after_a_restart(tmp_path: Path)
 
 def test_an_update_is_stored_before_it_is_acknowledged(tmp_path: Path) -> None:
     async def go() -> None:
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        clock, store = clocked_store(tmp_path)
         async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
             await h.command(1, "Hana", "/new station")
             code = api.texts(1)[-1].split("start=")[1].split()[0]
@@ -128,8 +127,7 @@ def test_polling_feeds_the_same_handlers(tmp_path: Path) -> None:
         from service.games import GameService
         from tests.fake_telegram import Users
 
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        clock, store = clocked_store(tmp_path)
         async with serving(FakeBotApi()) as api:
             application, tg = build(
                 api.token, GameService(store, clock=clock), base_url=api.base_url, polling=True
@@ -154,8 +152,7 @@ def test_the_webhook_wiring_comes_from_the_settings(tmp_path: Path) -> None:
         from adapters.telegram.webhook import from_env
         from service.games import GameService
 
-        clock = FakeClock()
-        store = SqliteStore(str(tmp_path / "g.sqlite3"), clock=clock, synchronous="OFF")
+        clock, store = clocked_store(tmp_path)
         async with serving(FakeBotApi()) as api:
             service = GameService(store, clock=clock)
             assert from_env(service, {}) is None  # no token: no Telegram
