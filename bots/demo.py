@@ -2,7 +2,7 @@
 
 Until the store, the chat adapters and the TV page land, this is how to see the
 game run: the bots of `gameflow.games.station.bots` play through the real engine
-(`gameflow.simulate.play`), and every event is printed the way a table would get
+(`gameflow.games.station.balance.play`), and every event is printed the way a table would get
 it, rendered in the chosen language: public announcements (the TV and the group
 chat), each player's private messages (clearly marked), the table talk, and at
 the end the reveal of teams and secret actions with the seed that decided the
@@ -25,10 +25,10 @@ from gameflow.core.state import Game, seed_digest
 from gameflow.core.text import Msg
 from gameflow.games.station import bots
 from gameflow.games.station import reveal as texts
+from gameflow.games.station.balance import play
 from gameflow.games.station.belief import Talk
 from gameflow.games.station.state import Station
 from gameflow.i18n import render
-from gameflow.simulate import play
 
 PUBLIC = "[TV]     "
 TALK = "[talk]   "

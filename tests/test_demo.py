@@ -98,8 +98,8 @@ def test_both_demos_play_the_same_game_for_a_seed() -> None:
     import asyncio
 
     from bots.live_demo import play_live
+    from gameflow.games.station.balance import play
     from gameflow.games.station.state import Station
-    from gameflow.simulate import play
 
     seed, players = "same-game", 7
     terminal: list[Game] = []

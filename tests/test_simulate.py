@@ -14,7 +14,7 @@ import pytest
 
 from gameflow import simulate
 from gameflow.core.rng import rng_for
-from gameflow.games.station import bots
+from gameflow.games.station import balance, bots
 from gameflow.games.station.staffing import SCALE, draw_plans
 from gameflow.games.station.state import INFILTRATORS, LOYAL, Plan, Station
 
@@ -22,30 +22,30 @@ pytestmark = pytest.mark.station
 
 
 def test_same_seed_same_table() -> None:
-    first = simulate.table([5, 9], 3, "det")
-    again = simulate.table([5, 9], 3, "det")
+    first = balance.table([5, 9], 3, "det")
+    again = balance.table([5, 9], 3, "det")
     assert first == again
-    other = [simulate.play(9, f"other/{i}") for i in range(3)]
-    assert [simulate.play(9, f"det/9/{i}") for i in range(3)] != other
+    other = [balance.play(9, f"other/{i}") for i in range(3)]
+    assert [balance.play(9, f"det/9/{i}") for i in range(3)] != other
 
 
 @pytest.mark.parametrize("players", [5, 6, 7, 8, 10, 12, 15])
 def test_bots_only_send_accepted_actions(players: int) -> None:
     for i in range(3):
-        result = simulate.play(players, f"legal/{players}/{i}")
+        result = balance.play(players, f"legal/{players}/{i}")
         assert result.rejected == 0
         assert result.illegal == 0
 
 
 def test_small_run_ends_every_game_with_rates_in_range() -> None:
-    rows = simulate.table([5, 11, 15], 5, "small")
+    rows = balance.table([5, 11, 15], 5, "small")
     for row in rows:
         assert row.games == 5
         assert 0.0 <= row.low <= row.rate <= row.high <= 1.0
         assert row.parts >= 0 and row.damage >= 0
         assert row.rejected == 0
     for n in (5, 11, 15):
-        result = simulate.play(n, f"ends/{n}")
+        result = balance.play(n, f"ends/{n}")
         assert result.winner in (LOYAL, INFILTRATORS)
         assert 1 <= result.rounds <= 8
 
@@ -59,11 +59,11 @@ def test_wilson_interval() -> None:
 
 
 def test_parse_players() -> None:
-    assert simulate.parse_players("5-7") == [5, 6, 7]
-    assert simulate.parse_players("9") == [9]
-    assert simulate.parse_players("5,8-9") == [5, 8, 9]
+    assert balance.parse_players("5-7") == [5, 6, 7]
+    assert balance.parse_players("9") == [9]
+    assert balance.parse_players("5,8-9") == [5, 8, 9]
     with pytest.raises(ValueError):
-        simulate.parse_players("3-6")
+        balance.parse_players("3-6")
 
 
 def test_main_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,7 +78,7 @@ def test_main_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
 def test_loyal_decisions_use_public_information_only() -> None:
     """Swap who the infiltrators are: the loyal consensus must not move."""
     for seed in ("pub/1", "pub/2", "pub/3"):
-        game, _ = simulate.start(8, seed)
+        game, _ = balance.start(8, seed)
         st: Station = game.rules
         talk = bots.talk(game)
         belief = bots.learn(bots.belief(game), game, [])
@@ -94,7 +94,7 @@ def test_belief_marks_a_liar() -> None:
     """A claim the revealed guard count contradicts makes its speaker an infiltrator."""
     result_seen = 0
     for i in range(40):
-        game, _ = simulate.start(9, f"liar/{i}")
+        game, _ = balance.start(9, f"liar/{i}")
         st: Station = game.rules
         talk = bots.talk(game, bots.Policy(lie=1.0))
         liars = [

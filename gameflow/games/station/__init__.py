@@ -176,7 +176,7 @@ GAME: Final = GameDefinition(
     rules=STATION,
     words=WORDS,
     option_help=OPTION_HELP,
-    simulator=Simulator("5-15", lazy("gameflow.simulate:station")),
+    simulator=Simulator("5-15", lazy("gameflow.games.station.balance:simulate")),
     tv=TvScreen("gameflow.games.station:tv.html", tv.build),
     last_tally=last_tally,
 )

@@ -1,6 +1,6 @@
 """The scripted bots of a Station table, phase by phase.
 
-`gameflow.simulate.play` (the balance simulator and `muldvarp demo`) applies
+`gameflow.games.station.balance.play` (the balance simulator and `muldvarp demo`) applies
 these inputs straight to the engine; `muldvarp demo --tv` submits the very same
 ones through the game service. Every choice comes from the game's seed and
 state (gameflow/games/station/bots.py), so for one seed and table size both
