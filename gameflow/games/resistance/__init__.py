@@ -12,10 +12,10 @@ from typing import Any, Final
 from gameflow.core.actions import Action
 from gameflow.core.campaign import campaign_limits
 from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
+from gameflow.core.delegating import Delegating
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span, text
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.core.text import Msg
 from gameflow.games.resistance import flow, inputs, pacing, plots, tv, views
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 from gameflow.games.resistance.cards import DECKS
@@ -43,7 +43,8 @@ _HANDLERS: dict[type[Action], Callable[[Game, Any, int], Accepted[Game] | Reject
 MAX_PLAYERS: Final = 10
 
 
-class ResistanceRules:
+class ResistanceRules(Delegating):
+    # legal, ask, the views and record: inputs.py and views.py (Delegating)
     kind = "resistance"
     min_players = 5
     max_players = MAX_PLAYERS
@@ -113,23 +114,6 @@ class ResistanceRules:
     def secret_awaiting(self, game: Game) -> bool:
         return False  # who is awaited is never a secret here
 
-    legal = staticmethod(inputs.legal)  # asked for every player after every input
-
-    def ask(self, game: Game, player: str) -> tuple[Msg, ...]:
-        return views.ask(game, player)
-
-    def public_view(self, game: Game) -> dict[str, Any]:
-        return views.public_view(game)
-
-    def player_view(self, game: Game, player: str) -> dict[str, Any]:
-        return views.player_view(game, player)
-
-    def host_view(self, game: Game) -> dict[str, Any]:
-        return views.host_view(game)
-
-    def record(self, game: Game) -> dict[str, Any]:
-        return views.record(game)
-
     def parse_step(self, step: Mapping[str, Any]) -> Action | None:
         do = step.get("do")
         by = step.get("as")
@@ -188,7 +172,7 @@ class ResistanceRules:
         return None
 
 
-RESISTANCE: Final = ResistanceRules()
+RESISTANCE: Final = ResistanceRules(inputs, views)
 
 __all__ = [
     "GAME",

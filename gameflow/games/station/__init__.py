@@ -12,11 +12,10 @@ from typing import Any, Final
 from gameflow.core.actions import Action
 from gameflow.core.campaign import campaign_limits
 from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
-from gameflow.core.legal import ActionSpec
+from gameflow.core.delegating import Delegating
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.core.text import Msg
 from gameflow.games.station import flow, inputs, pacing, tv, views
 from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import REVEAL_ALL, REVEAL_PLAYED
@@ -33,7 +32,8 @@ class StepError(ValueError):
 MAX_PLAYERS: Final = 15
 
 
-class StationRules:
+class StationRules(Delegating):
+    # legal, ask, the views and record: inputs.py and views.py (Delegating)
     kind = "station"
     min_players = 5
     max_players = MAX_PLAYERS
@@ -102,24 +102,6 @@ class StationRules:
     def secret_awaiting(self, game: Game) -> bool:
         return False  # who is awaited is never a secret here
 
-    def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:
-        return inputs.legal(game, player)
-
-    def ask(self, game: Game, player: str) -> tuple[Msg, ...]:
-        return views.ask(game, player)
-
-    def public_view(self, game: Game) -> dict[str, Any]:
-        return views.public_view(game)
-
-    def player_view(self, game: Game, player: str) -> dict[str, Any]:
-        return views.player_view(game, player)
-
-    def host_view(self, game: Game) -> dict[str, Any]:
-        return views.host_view(game)
-
-    def record(self, game: Game) -> dict[str, Any]:
-        return views.record(game)
-
     def parse_step(self, step: Mapping[str, Any]) -> Action | None:
         do = step.get("do")
         by = step.get("as")
@@ -165,7 +147,7 @@ class StationRules:
         return None
 
 
-STATION: Final = StationRules()
+STATION: Final = StationRules(inputs, views)
 
 __all__ = ["GAME", "STATION", "Choose", "StationRules", "StepError", "Vote"]
 

@@ -13,10 +13,9 @@ from typing import Any, Final
 
 from gameflow.core.actions import Action
 from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
-from gameflow.core.legal import ActionSpec
+from gameflow.core.delegating import Delegating
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.core.text import Msg
 from gameflow.games.traitors import flow, inputs, missions, night, roundtable, tv, views
 from gameflow.games.traitors.actions import (
     HOST_KINDS,
@@ -77,7 +76,8 @@ def _ids(step: Mapping[str, Any], key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-class TraitorsRules:
+class TraitorsRules(Delegating):
+    # legal, ask, the views and record: inputs.py and views.py (Delegating)
     kind = "traitors"
     min_players = 6
     max_players = 24
@@ -135,24 +135,6 @@ class TraitorsRules:
         """At night only traitors (and a tempted or forced player) are awaited:
         the engine must not count or report their missed deadlines."""
         return game.phase.name in views.SECRET_PHASES
-
-    def legal(self, game: Game, player: str) -> tuple[ActionSpec, ...]:
-        return inputs.legal(game, player)
-
-    def ask(self, game: Game, player: str) -> tuple[Msg, ...]:
-        return views.ask(game, player)
-
-    def public_view(self, game: Game) -> dict[str, Any]:
-        return views.public_view(game)
-
-    def player_view(self, game: Game, player: str) -> dict[str, Any]:
-        return views.player_view(game, player)
-
-    def host_view(self, game: Game) -> dict[str, Any]:
-        return views.host_view(game)
-
-    def record(self, game: Game) -> dict[str, Any]:
-        return views.record(game)
 
     def parse_step(self, step: Mapping[str, Any]) -> Action | None:
         do = step.get("do")
@@ -242,7 +224,7 @@ class TraitorsRules:
         return None
 
 
-TRAITORS: Final = TraitorsRules()
+TRAITORS: Final = TraitorsRules(inputs, views)
 
 __all__ = ["GAME", "TRAITORS", "StepError", "TraitorsRules", "chat_with", "gm_view", "relay"]
 
