@@ -389,9 +389,16 @@ class GameService:
 
     async def sweep(self) -> list[str]:
         """Repair after a crash: active games that are over (or gone) leave the
-        active set. Returns the games still active (for the scheduler)."""
+        active set. Returns the games it looked at that are still active.
+
+        A store that can name the only active games that may be over
+        (`unsettled`: SQLite, those with no instant in the deadline index)
+        is asked for those, so a start with many idle campaigns decodes none
+        of them (issue #31); any other store is asked for every active game."""
+        unsettled = getattr(self.store, "unsettled", None)
+        ids = await (unsettled() if unsettled is not None else self.store.active_games())
         still: list[str] = []
-        for game_id in await self.store.active_games():
+        for game_id in ids:
             game = await self.store.load(game_id)
             if game is None or game.over:
                 await self.store.finish(game_id)

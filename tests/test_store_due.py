@@ -214,6 +214,7 @@ def test_sqlite_a_file_from_before_the_index_gets_it(tmp_path: Any) -> None:
     run(make())
     db = sqlite3.connect(path)
     db.execute("DROP INDEX games_due")
+    db.execute("DROP INDEX games_unsettled")
     db.execute("ALTER TABLE games DROP COLUMN due")
     db.commit()
     db.close()

@@ -404,6 +404,21 @@ class SqliteStore(SqliteOutbox):
 
         return await self._run(go)
 
+    async def unsettled(self) -> list[str]:
+        """The active games a sweep must look at (GameService.sweep): those
+        with no instant in the deadline index. An over game is never indexed
+        (`due_floor` is None, `_finish` clears it) and a commit finishes it in
+        its own transaction, so an active game that is over has no instant;
+        games waiting on a deadline are left out, read from a partial index."""
+
+        def go(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute(
+                "SELECT id FROM games WHERE active = 1 AND due IS NULL ORDER BY id"
+            ).fetchall()
+            return [str(r[0]) for r in rows]
+
+        return await self._run(go)
+
     async def due(self, until: float) -> list[Due]:
         def go(db: sqlite3.Connection) -> list[Due]:
             rows = db.execute(

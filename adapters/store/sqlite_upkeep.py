@@ -21,6 +21,11 @@ def index_due(db: sqlite3.Connection) -> None:
             db.execute("ALTER TABLE games ADD COLUMN due REAL")
             db.execute("UPDATE games SET due = 0 WHERE active = 1")
     db.execute("CREATE INDEX IF NOT EXISTS games_due ON games (due) WHERE due IS NOT NULL")
+    # the games a start's sweep reads (SQLiteStore.unsettled): none of the idle
+    # campaigns waiting on a deadline, so a start reads no row of theirs
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS games_unsettled ON games (id) WHERE active = 1 AND due IS NULL"
+    )
 
 
 def forget_column(db: sqlite3.Connection, now: float) -> None:
