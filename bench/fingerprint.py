@@ -53,6 +53,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))  # bench.engine, for Station's recorded games
     sys.path.insert(0, args.root)
 
+    import gameflow.games
     from gameflow.core import actions as A
     from gameflow.core.codec import encode_game
     from gameflow.core.engine import apply, legal, view
@@ -62,8 +63,6 @@ def main() -> None:
     from gameflow.games.resistance import bots as rb
     from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
     from gameflow.games.traitors import bots as tb
-
-    import gameflow.games
 
     getattr(gameflow.games, "register_all", lambda: None)()  # the composition root
     print(f"gameflow from {Path(A.__file__).parent.parent}")

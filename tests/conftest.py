@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 os.environ.pop("REDIS_URL", None)
 
 # The tests' composition root: every built-in game, as the entry points register them.
-from gameflow.games import register_all  # noqa: E402
+from gameflow.games import register_all
 
 register_all()
 
