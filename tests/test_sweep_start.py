@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from bots.serve import EmbeddedScheduler
-from gameflow.core import actions as A
 from gameflow.core.state import Game
 from scheduler.plan import next_instant
 from service.games import GameService
-from tests.store_helpers import HOST, final, run, store_fixture
+from tests.store_helpers import final, run, store_fixture
+from tests.test_scheduler_index import started
 
 pytestmark = pytest.mark.scheduler
 
@@ -42,17 +42,6 @@ def counting(store: Any) -> list[str]:
 
     store.load = load
     return loads
-
-
-async def started(service: GameService, seconds: float) -> str:
-    """A started Station game whose mission ends `seconds` after its start."""
-    options = {"auto_advance": False, "mission_seconds": seconds}
-    created = await service.create_game("station", HOST, lang="en", code=False, options=options)
-    gid = created.game.id
-    for p in ("ana", "bo", "cy", "dag", "eli"):
-        await service.submit(gid, A.Join(f"{gid}-{p}", None, p.title()))
-    await service.submit(gid, A.Start(HOST))
-    return gid
 
 
 class Gauge:
