@@ -89,6 +89,11 @@ class Words:
     # TV: the screen's own labels by key (its template's `t(key)`), beside
     # the page's (adapters/tv/texts.py).
     tv_texts: Mapping[str, str] = field(default_factory=dict)
+    # A yes/no field that reads better as words of its own, by (field, value):
+    # "with the dagger" in a menu; "" shows nothing (every channel).
+    bool_words: Mapping[tuple[str, bool], str] = field(default_factory=dict)
+    # Telegram: the button that leaves a field empty, by field ("no partner").
+    none_labels: Mapping[str, str] = field(default_factory=dict)
 
 
 class Translator(Protocol):
@@ -155,6 +160,16 @@ class GameDefinition:
     last_tally: Callable[[Game], Msg | None] | None = None
     # What each option is for, one line each (the guide and `/set` help).
     option_help: Mapping[str, str] = field(default_factory=dict)
+    # The end's reveal for every player (issue #32): every role, the secret
+    # actions that decided the game, the winners and the fair-deal seed, as
+    # lines; `brief` asks for the short form an SMS can carry. None: no reveal.
+    reveal: Callable[[Game, bool], tuple[Msg, ...]] | None = None
+    # A warning for a setup whose side wins more than 65 % by the game's
+    # balance table (docs/balance.md), given the players and the options.
+    lopsided: Callable[[int, Mapping[str, Any]], Msg | None] | None = None
+    # Everything secret as the game goes, for a game master who plays no role
+    # (the console); None: the game has no secret view.
+    gm_view: Callable[[Game], dict[str, Any]] | None = None
 
     @property
     def kind(self) -> str:
