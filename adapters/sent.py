@@ -1,7 +1,7 @@
 """What each recipient was last delivered: one record per game, every channel.
 
 Telegram's open prompts (adapters/telegram/record.py) and the SMS sheets last
-texted (adapters/sms/notifier.py, `SentSheets`) were two game attributes
+texted (adapters/sms/renderer.py, `SentSheets`) were two game attributes
 (`tg:open`, `sms:sheets`) changed by the same compare-and-set. They are one
 now, the game's attribute `sent`, a JSON object with a part per channel:
 

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from adapters.sendloop import SendLoop
 from adapters.sms.delivery import Delivery
 from adapters.sms.directory import Directory, SqliteDirectory
-from adapters.sms.notifier import SentSheets
 from adapters.sms.outbound import TwilioSender, twilio_client
+from adapters.sms.renderer import SentSheets
 from adapters.sms.settings import SmsSettings
 from service.ports import GameStore
 

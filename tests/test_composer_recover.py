@@ -17,10 +17,10 @@ import pytest
 from adapters.owed import Owed
 from adapters.sms import sheet as S
 from adapters.sms.directory import player_id
-from adapters.sms.notifier import SmsComposer
+from adapters.sms.renderer import SmsComposer
 from adapters.sms.settings import SmsSettings
 from adapters.store.sqlite_store import SqliteStore
-from adapters.telegram.compose import TelegramComposer
+from adapters.telegram.renderer import TelegramComposer
 from gameflow.core import actions as A
 from gameflow.core.state import Game
 from service.games import GameService

@@ -114,7 +114,7 @@ def test_no_line_without_a_running_deadline() -> None:
 
 def test_sms_prompts_in_a_campaign_say_when_they_close() -> None:
     """A campaign's texts name the clock time; a live game's stay as short as before."""
-    from adapters.sms.notifier import compose
+    from adapters.sms.renderer import compose
     from adapters.sms.sheet import sheet
 
     for pacing, expect in (("campaign", True), ("fast", False)):

@@ -25,8 +25,8 @@ import pytest
 
 from adapters.sms.delivery import Delivery
 from adapters.sms.directory import SqliteDirectory, player_id
-from adapters.sms.notifier import CHANNEL, SentSheets, SmsComposer
 from adapters.sms.outbound import TwilioSender, twilio_client
+from adapters.sms.renderer import CHANNEL, SentSheets, SmsComposer
 from adapters.sms.settings import SmsSettings
 from adapters.store.sqlite_store import SqliteStore
 from gameflow.core import actions as A

@@ -10,8 +10,8 @@ import logging
 import pytest
 
 from adapters.owed import Owed, OwedComposer, attach
-from adapters.sms.notifier import SmsComposer
-from adapters.telegram.compose import TelegramComposer
+from adapters.sms.renderer import SmsComposer
+from adapters.telegram.renderer import TelegramComposer
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
 from gameflow.core.result import Accepted

@@ -460,7 +460,7 @@ def _answered(bodies: list[str], before: int) -> bool:
     return len(bodies) > before
 
 
-# Outbox keys of the SMS composer (adapters/sms/notifier.py): a commit's texts
+# Outbox keys of the SMS composer (adapters/sms/renderer.py): a commit's texts
 # `{version}:{player}:{chunk}`, a reminder's `rem:{version}:{seq}:{hex}:{player}:{chunk}`.
 COMMIT_TEXT = re.compile(r"^(\d+):(.+):\d+$")
 REMINDER_TEXT = re.compile(r"^rem:(\d+):\d+:[0-9a-f]+:(.+):\d+$")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from adapters import sent
-from adapters.sms.notifier import ANSWERED, SentSheets
+from adapters.sms.renderer import ANSWERED, SentSheets
 from adapters.store.sqlite_store import SqliteStore
 from adapters.telegram.record import Open, Records, parse_record
 from service.games import GameService

@@ -18,7 +18,7 @@ is texted as counts (VOTES gives the names), a few of the round's texts have
 shorter SMS forms, a menu's word options go without their field name, and its
 example names the shortest GSM-7 name of a player in play. A player's own
 answer is not echoed in a live game, and a line that a later line repeats is
-sent once (adapters/sms/notifier.py). English is longer: `CEILING` holds what
+sent once (adapters/sms/renderer.py). English is longer: `CEILING` holds what
 is measured and must only go down. Every text stays within three segments (one
 message on every phone), and nb and en stay in GSM-7.
 """
@@ -30,8 +30,8 @@ import random
 
 import pytest
 
-from adapters.sms.notifier import CHANNEL, SmsComposer
 from adapters.sms.outbound import OutMessage
+from adapters.sms.renderer import CHANNEL, SmsComposer
 from adapters.sms.segments import is_gsm7, segments
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from adapters.sms.directory import SqliteDirectory
-from adapters.sms.notifier import CHANNEL
+from adapters.sms.renderer import CHANNEL
 from gameflow.core import actions as A
 from tests.fake_twilio import FakeTwilio
 from tests.sms_helpers import HOST, World

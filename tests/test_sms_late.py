@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from adapters.sms import sheet as S
-from adapters.sms.notifier import compose, live, once
+from adapters.sms.renderer import compose, live, once
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
 from gameflow.core.events import tell

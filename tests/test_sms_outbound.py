@@ -7,8 +7,8 @@ import pytest
 from twilio.rest import Client
 
 from adapters.sms.directory import SqliteDirectory
-from adapters.sms.notifier import split
 from adapters.sms.outbound import AiohttpClient, OutMessage, TwilioSender, twilio_client
+from adapters.sms.renderer import split
 from adapters.sms.segments import segments
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A

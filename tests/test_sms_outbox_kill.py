@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 from adapters.sms.directory import Directory, SqliteDirectory, player_id
-from adapters.sms.notifier import CHANNEL, SmsComposer
+from adapters.sms.renderer import CHANNEL, SmsComposer
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
 from service.games import GameService

@@ -1,5 +1,5 @@
 """The record of what each SMS player was last texted (`SentSheets`,
-adapters/sms/notifier.py) when two workers write it.
+adapters/sms/renderer.py) when two workers write it.
 
 A worker's first guess at the record is what it last wrote itself: one round
 trip (the swap) instead of two while it delivers the game alone. Here two
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
-from adapters.sms.notifier import ANSWERED, SentSheets
+from adapters.sms.renderer import ANSWERED, SentSheets
 
 
 class Attrs:

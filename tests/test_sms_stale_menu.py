@@ -5,7 +5,7 @@ A number names a place in the menu on the player's phone: "1" on the last
 team's approval approves the next team too, if it is read against the
 question open now. With the texts in the outbox, the new menu may still be on
 its way when the number comes in. The delivery records the sheet it texts
-(adapters/sms/notifier.py, `SentSheets`); while that record names another
+(adapters/sms/renderer.py, `SentSheets`); while that record names another
 sheet, a number is refused with a reply in the game's language, nothing
 changes, and once the new menu has been delivered the same number counts.
 A word (a name, no) reads as meant on any menu and is taken as before; with
@@ -23,7 +23,7 @@ import pytest
 
 from adapters.sms import sheet as S
 from adapters.sms.inbound import STALE
-from adapters.sms.notifier import CHANNEL
+from adapters.sms.renderer import CHANNEL
 from adapters.sms.segments import is_gsm7, prepare, segments
 from gameflow.core import actions as A
 from gameflow.core.state import Game

@@ -15,7 +15,7 @@ import asyncio
 
 import pytest
 
-from adapters.sms.notifier import CHANNEL
+from adapters.sms.renderer import CHANNEL
 from gameflow.core import actions as A
 from tests.fake_twilio import FakeTwilio
 from tests.sms_helpers import HOST, Records, World, records_fixture

@@ -16,7 +16,7 @@ import random
 import pytest
 
 from adapters.sms import short
-from adapters.sms.notifier import SmsComposer
+from adapters.sms.renderer import SmsComposer
 from adapters.sms.segments import segments
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A

@@ -40,8 +40,8 @@ from typing import Any
 import pytest
 
 from adapters.ratelimit import TelegramRates
-from adapters.telegram.compose import ALWAYS, CHANNEL, GROUP, IF_GROUP, TelegramComposer
 from adapters.telegram.notifier import GROUP_ATTR
+from adapters.telegram.renderer import ALWAYS, CHANNEL, GROUP, IF_GROUP, TelegramComposer
 from gameflow.core import actions as A
 from service.games import GameService
 from service.ports import GameStore

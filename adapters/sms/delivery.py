@@ -1,6 +1,6 @@
 """SMS delivery from the durable outbox: any worker sends what any commit decided.
 
-The texts of a commit are written with it (adapters/sms/notifier.py,
+The texts of a commit are written with it (adapters/sms/renderer.py,
 `SmsComposer`); this loop, in every worker, finds the games with texts to
 send (`outbox_ready("sms")`), takes a game's next batch, sends each text
 through Twilio (adapters/sms/outbound.py: the sender's pace, 429s and outages
@@ -53,8 +53,8 @@ from typing import Any
 from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
 from adapters.sms.directory import Directory
-from adapters.sms.notifier import CHANNEL, SmsComposer, split
 from adapters.sms.outbound import OutMessage, TwilioSender
+from adapters.sms.renderer import CHANNEL, SmsComposer, split
 from adapters.sms.segments import prepare
 from adapters.sms.sent_sheets import ATTR as SHEETS
 from adapters.sms.sent_sheets import SentSheets, Swap, record_of

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from adapters.sms import render as R
 from adapters.sms.directory import Directory, is_sms
-from adapters.sms.notifier import SmsComposer
 from adapters.sms.outbound import OutMessage
 from adapters.sms.phones import short_mask
+from adapters.sms.renderer import SmsComposer
 from gameflow.core.state import Game
 from gameflow.core.text import Msg, msg
 from gameflow.i18n import render

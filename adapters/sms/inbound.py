@@ -30,13 +30,14 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from adapters.sms import grammar as G
-from adapters.sms import opt_out, short
-from adapters.sms import render as R
-from adapters.sms import sheet as S
+from adapters.sms import grammar, opt_out, short
+from adapters.sms import render as words
+from adapters.sms import sheet as menu
 from adapters.sms.directory import Directory, player_id
 from adapters.sms.host_reports import HostHook, HostReports, player_name
-from adapters.sms.notifier import (
+from adapters.sms.outbound import OutMessage, TwilioSender
+from adapters.sms.phones import e164
+from adapters.sms.renderer import (
     ANSWERED,
     CHANNEL,
     CLOSED,
@@ -45,13 +46,11 @@ from adapters.sms.notifier import (
     reply_lines,
     split,
 )
-from adapters.sms.outbound import OutMessage, TwilioSender
-from adapters.sms.phones import e164
 from adapters.sms.segments import prepare
 from adapters.sms.sent_sheets import ATTR as SHEETS
 from adapters.sms.sent_sheets import SentSheets
 from adapters.sms.settings import SmsSettings
-from gameflow.core import actions as A
+from gameflow.core import actions
 from gameflow.core.away import parse_until
 from gameflow.core.engine import legal
 from gameflow.core.legal import find
@@ -65,12 +64,12 @@ from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 
-HOST_ACTIONS: dict[str, type[A.Action]] = {
-    "start": A.Start,
-    "pause": A.Pause,
-    "resume": A.Resume,
-    "advance": A.Advance,
-    "end": A.End,
+HOST_ACTIONS: dict[str, type[actions.Action]] = {
+    "start": actions.Start,
+    "pause": actions.Pause,
+    "resume": actions.Resume,
+    "advance": actions.Advance,
+    "end": actions.End,
 }
 
 # The reply to a number typed against an older menu (see `Gateway._answer`).
@@ -93,8 +92,8 @@ class Say(list[str]):
     sheet: str | None = None
     texted: tuple[str, str | None] | None = None  # (game id, the record)
 
-    def ask(self, game: Game, sh: S.Sheet) -> None:
-        self.append(S.text(game, sh, game.lang))
+    def ask(self, game: Game, sh: menu.Sheet) -> None:
+        self.append(menu.text(game, sh, game.lang))
         self.sheet = sh.key
 
 
@@ -149,7 +148,7 @@ class Gateway(HostReports):
             log.exception("inbound text %s failed", sid)
             if fresh:  # tell the player once; a redelivery is quiet
                 with contextlib.suppress(Exception):
-                    await self.reply(phone, R.t(R.FAILED, self.settings.default_lang))
+                    await self.reply(phone, words.t(words.FAILED, self.settings.default_lang))
             return False
         return True
 
@@ -158,14 +157,18 @@ class Gateway(HostReports):
         say = Say()
         game = await self._game_of(phone, say)
         # A phone in no game is answered in the language of the word it used.
-        lang = game.lang if game is not None else G.language_of(body) or self.settings.default_lang
+        lang = (
+            game.lang
+            if game is not None
+            else grammar.language_of(body) or self.settings.default_lang
+        )
         control = opt_out.classify(body)
         if control is not None:
             await self._control(control, sid, phone, player, game, lang, say)
         elif game is not None and self._pleading(game, player, body):
             await self._answer(sid, body, game, player, say)
         else:
-            cmd = G.parse(body)
+            cmd = grammar.parse(body)
             lang = cmd.lang if game is None and cmd.lang else lang
             await self._command(sid, cmd, body, phone, player, game, lang, say)
         if say and not quiet:
@@ -203,27 +206,29 @@ class Gateway(HostReports):
         """A player asked for their own words takes their next text (of more
         than one word: STATUS and HELP still work) as the answer, whatever
         keyword it happens to start with ("Stop blaming me...")."""
-        sh = S.sheet(game, player)
-        return sh is not None and sh.style == S.FREE and len(G.tokens(body)) > 1
+        sh = menu.sheet(game, player)
+        return sh is not None and sh.style == menu.FREE and len(grammar.tokens(body)) > 1
 
     async def _control(
         self, kind: str, sid: str, phone: str, player: str, game: Game | None, lang: str, say: Say
     ) -> None:
         if kind == opt_out.HELP:
-            say.append(R.t(R.HELP, lang))
+            say.append(words.t(words.HELP, lang))
         elif kind == opt_out.STOP:
             if await self.directory.opt_out(phone, self.clock()) and game is not None:
-                await self.tell_host(game, msg(R.OPTED_OUT, name=player_name(game, player)), sid)
+                await self.tell_host(
+                    game, msg(words.OPTED_OUT, name=player_name(game, player)), sid
+                )
         elif kind == opt_out.RESUME:
             if await self.directory.opt_in(phone) and game is not None:
-                await self.tell_host(game, msg(R.OPTED_IN, name=player_name(game, player)), sid)
+                await self.tell_host(game, msg(words.OPTED_IN, name=player_name(game, player)), sid)
             if game is not None:
                 await self.status_text(game, player, say)
 
     async def _command(
         self,
         sid: str,
-        cmd: G.Command,
+        cmd: grammar.Command,
         body: str,
         phone: str,
         player: str,
@@ -233,17 +238,17 @@ class Gateway(HostReports):
     ) -> None:
         kind = cmd.kind
         if kind == "help":
-            say.append(R.t(R.HELP, lang))
+            say.append(words.t(words.HELP, lang))
         elif kind == "new_usage":
-            say.append(R.t(R.NEW_USAGE, lang))
+            say.append(words.t(words.NEW_USAGE, lang))
         elif kind == "join_usage":
-            say.append(R.t(R.JOIN_USAGE, lang))
+            say.append(words.t(words.JOIN_USAGE, lang))
         elif kind == "new":
             await self._new(sid, cmd, phone, player, game, lang, say)
         elif kind == "join":
             await self._join(sid, cmd.args[0], cmd.args[1], phone, player, game, lang, say)
         elif game is None:
-            say.append(R.t(R.NOT_IN_GAME, lang))
+            say.append(words.t(words.NOT_IN_GAME, lang))
         elif kind == "status":
             await self.status_text(game, player, say)
         elif kind == "votes":
@@ -258,44 +263,52 @@ class Gateway(HostReports):
         else:
             await self._answer(sid, body, game, player, say)
 
-    async def _away(self, sid: str, cmd: G.Command, game: Game, player: str, say: Say) -> None:
+    async def _away(
+        self, sid: str, cmd: grammar.Command, game: Game, player: str, say: Say
+    ) -> None:
         """AWAY date / days (BORTE, ODSUTAN), BACK (TILBAKE, NAZAD): see
         gameflow.core.away. The core's own text to the player confirms it
         (texted with the commit); a text it can't read gets the usage line."""
         until: float | str | None = None
         if cmd.kind == "away":
             word = cmd.args[0] if cmd.args else ""
-            if G.fold(word) not in G.BACK | {"off", "av"}:
+            if grammar.fold(word) not in grammar.BACK | {"off", "av"}:
                 try:
                     until = parse_until(word, self.clock())
                 except ValueError:
-                    say.append(R.t(R.AWAY_USAGE, game.lang))
+                    say.append(words.t(words.AWAY_USAGE, game.lang))
                     return
-        await self._submit(sid, game, A.Away(player, None, until), player, say)
+        await self._submit(sid, game, actions.Away(player, None, until), player, say)
 
-    async def _move(self, sid: str, cmd: G.Command, game: Game, player: str, say: Say) -> None:
+    async def _move(
+        self, sid: str, cmd: grammar.Command, game: Game, player: str, say: Say
+    ) -> None:
         """MOVE window HH:MM (FLYTT, POMERI): the host moves a campaign window
         (the core's MoveWindow, offered by `legal()`; docs/rules/campaign.md).
         A window may be named by its start; anyone but the host of a campaign
         gets the core's reason."""
-        spec = find(legal(game, player), A.MoveWindow.kind)
+        spec = find(legal(game, player), actions.MoveWindow.kind)
         args = cmd.args
         if spec is None:
             window = args[0] if args else ""
-            await self._submit(sid, game, A.MoveWindow(player, None, window, ""), player, say)
+            await self._submit(sid, game, actions.MoveWindow(player, None, window, ""), player, say)
             return
         names = [str(n) for n in spec.options("window")]
         hits = [n for n in names if args and n.startswith(args[0])]
         window = args[0] if args and args[0] in names else (hits[0] if len(hits) == 1 else "")
         if len(args) != 2 or not window:
-            say.append(R.t(R.MOVE_USAGE, game.lang, window=names[0], windows=", ".join(names)))
+            say.append(
+                words.t(words.MOVE_USAGE, game.lang, window=names[0], windows=", ".join(names))
+            )
             return
-        await self._submit(sid, game, A.MoveWindow(player, None, window, args[1]), player, say)
+        await self._submit(
+            sid, game, actions.MoveWindow(player, None, window, args[1]), player, say
+        )
 
     async def _new(
         self,
         sid: str,
-        cmd: G.Command,
+        cmd: grammar.Command,
         phone: str,
         player: str,
         game: Game | None,
@@ -303,7 +316,7 @@ class Gateway(HostReports):
         say: Say,
     ) -> None:
         if game is not None:
-            say.append(R.t(R.IN_ANOTHER, lang))
+            say.append(words.t(words.IN_ANOTHER, lang))
             return
         created = await self.service.create_game(cmd.args[0], player, lang=lang, key=f"sms:{sid}")
         await self.directory.set_phone(player, phone, created.game.id)
@@ -311,9 +324,9 @@ class Gateway(HostReports):
         code = created.code or "?"
         tv = await self._tv(created.game)
         if tv:
-            say.append(R.t(R.CREATED_TV, lang, code=code, tv=tv))
+            say.append(words.t(words.CREATED_TV, lang, code=code, tv=tv))
         else:
-            say.append(R.t(R.CREATED, lang, code=code))
+            say.append(words.t(words.CREATED, lang, code=code))
 
     async def _tv(self, game: Game) -> str | None:
         """The game's TV link for its host, when the app gives one (a failing
@@ -339,15 +352,15 @@ class Gateway(HostReports):
     ) -> None:
         game_id = await self.store.game_for_code(code)
         if game_id is None:
-            say.append(R.t(R.NO_SUCH_CODE, lang, code=code))
+            say.append(words.t(words.NO_SUCH_CODE, lang, code=code))
             return
         if game is not None and game.id != game_id:
-            say.append(R.t(R.IN_ANOTHER, lang))
+            say.append(words.t(words.IN_ANOTHER, lang))
             return
         await self.directory.set_phone(player, phone, game_id)
         origin = Origin(player, CHANNEL, reply=sid, code=code)
         outcome = await self.service.submit(
-            game_id, A.Join(player, None, name), key=sid, origin=origin
+            game_id, actions.Join(player, None, name), key=sid, origin=origin
         )
         if outcome.rejected is not None:
             say.append(render(outcome.rejected.message, outcome.game.lang))
@@ -373,21 +386,21 @@ class Gateway(HostReports):
         at all (the game's first question on its way, a game older than the
         record) reads the number as before."""
         lang = game.lang
-        sh = S.sheet(game, player)
+        sh = menu.sheet(game, player)
         if sh is None:
             say.append(await self.nothing_now(game, player))
             return
-        if G.leads_with_number(body) and await self._older(game, player, sh, say):
-            say.append(R.t(STALE, lang))
+        if grammar.leads_with_number(body) and await self._older(game, player, sh, say):
+            say.append(words.t(STALE, lang))
             return
-        found = S.read(game, sh, player, body)
-        if isinstance(found, G.Unmatched):
-            say.append(S.unmatched(game, found, sh, lang))
+        found = menu.read(game, sh, player, body)
+        if isinstance(found, grammar.Unmatched):
+            say.append(menu.unmatched(game, found, sh, lang))
             say.sheet = sh.key  # the refusal shows the sheet it was read against
             return
         await self._submit(sid, game, found, player, say, answer=True)
 
-    async def _older(self, game: Game, player: str, sh: S.Sheet, say: Say) -> bool:
+    async def _older(self, game: Game, player: str, sh: menu.Sheet, say: Say) -> bool:
         """Whether the player's last texted menu is not `sh` (see `_answer`);
         the record read with the game when there is one (no awaits between)."""
         if say.texted is not None and say.texted[0] == game.id:
@@ -402,23 +415,23 @@ class Gateway(HostReports):
         out), and what comes next."""
         how = await self.sheets.closed(game.id, player)
         if how == ANSWERED:
-            return R.t(R.ANSWER_IN, game.lang)
+            return words.t(words.ANSWER_IN, game.lang)
         if how == CLOSED:
-            return R.t(R.LATE, game.lang)
-        return R.t(R.NOTHING_NOW, game.lang)
+            return words.t(words.LATE, game.lang)
+        return words.t(words.NOTHING_NOW, game.lang)
 
     async def _submit(
         self,
         sid: str,
         game: Game,
-        action: A.Action,
+        action: actions.Action,
         player: str,
         say: Say,
         *,
         answer: bool = False,
     ) -> None:
         # An answer's echo («Choice locked…») is not texted in a live game (see
-        # adapters.sms.notifier): the composer learns who is answering here,
+        # adapters.sms.renderer): the composer learns who is answering here,
         # and writes the reply to the input with its commit (`reply_lines`).
         seq = game.phase.seq if answer else None
         origin = Origin(player, CHANNEL, seq, reply=sid)
@@ -426,7 +439,7 @@ class Gateway(HostReports):
         after = outcome.game
         if outcome.rejected is not None:
             say.append(render(outcome.rejected.message, after.lang))
-            sh = S.sheet(after, player)
+            sh = menu.sheet(after, player)
             if sh is not None:  # what may be answered instead
                 say.ask(after, sh)
         else:
@@ -456,7 +469,7 @@ class Gateway(HostReports):
 
     async def status_text(self, game: Game, player: str, say: Say) -> None:
         """The player's current question again (STATUS); the host gets the roster."""
-        sh = S.sheet(game, player)
+        sh = menu.sheet(game, player)
         if sh is not None:
             say.ask(game, sh)
         if player == game.host:

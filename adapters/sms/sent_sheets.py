@@ -4,7 +4,7 @@ of what was delivered (adapters/sent.py), `SentSheets`.
 The gateway reads it to tell a number typed for an older menu from one typed
 for the menu now open, and to answer a text that comes when nothing is asked
 (their answer is in, or they were too late); the delivery writes it as it
-texts. Split from notifier.py (the composer), which decides what is texted
+texts. Split from renderer.py (the SMS renderer), which decides what is texted
 but never reads what was.
 """
 

@@ -42,8 +42,8 @@ from adapters.sms.delivery import Delivery
 from adapters.sms.directory import Directory, SqliteDirectory
 from adapters.sms.host_reports import HostHook
 from adapters.sms.inbound import Gateway, TvLink
-from adapters.sms.notifier import SmsComposer
 from adapters.sms.outbound import TwilioSender, twilio_client
+from adapters.sms.renderer import SmsComposer
 from adapters.sms.sent_sheets import SentSheets
 from adapters.sms.settings import SmsSettings
 from service.games import GameService

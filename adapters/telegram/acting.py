@@ -1,6 +1,6 @@
 """The Telegram identities: a player's id and their private chat.
 
-Split from notifier.py so that the composer (compose.py) and the notifier can
+Split from notifier.py so that the renderer (renderer.py) and the notifier can
 both use them without importing each other. Who is acting is no longer kept
 here: it is the service's explicit `Origin` (service/compose.py).
 """

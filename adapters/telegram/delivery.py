@@ -1,7 +1,7 @@
 """Telegram delivery from the durable outbox: any worker sends what any commit
 decided (issue #19).
 
-A commit only writes its messages (compose.py); what needs I/O (the game's
+A commit only writes its messages (renderer.py); what needs I/O (the game's
 group chat, which prompt is up) is decided here, when the batch goes out, and
 an entry is acked only once Telegram accepted it, so no worker's death loses a
 message. `TelegramDelivery` says how, and what a kill can duplicate.
@@ -16,11 +16,11 @@ from typing import Any
 
 from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
-from adapters.telegram.compose import ALWAYS, CHANNEL, GROUP, IF_GROUP
 from adapters.telegram.hosting import TvLink
 from adapters.telegram.jobs import Failed, Job, Priority
 from adapters.telegram.news import part_of_one
 from adapters.telegram.notifier import TelegramNotifier
+from adapters.telegram.renderer import ALWAYS, CHANNEL, GROUP, IF_GROUP
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
 from gameflow.i18n import render
@@ -61,7 +61,7 @@ def where(payload: dict[str, Any], group: int | None) -> tuple[int | None, bool]
 class TelegramDelivery(OutboxLoop):
     """The Telegram side of the outbox loop (adapters/outbox_loop.py).
 
-    The messages of a commit are written with it (compose.py); this loop, in every
+    The messages of a commit are written with it (renderer.py); this loop, in every
     worker (adapters/outbox_loop.py), takes a game's next batch and puts each entry
     on the outbound queue (outbound.py: the bot's, chat's and group's limits, shared
     by all workers through the limiter; 429s waited out, never dropped; prompts

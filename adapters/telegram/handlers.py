@@ -28,7 +28,6 @@ from telegram.ext import (
     filters,
 )
 
-from adapters.telegram.compose import CHANNEL, echo_of
 from adapters.telegram.delivery import TelegramDelivery
 from adapters.telegram.help import help_text, not_understood
 from adapters.telegram.hosting import HOST_PAYLOAD, Hosting, TvLink
@@ -38,6 +37,7 @@ from adapters.telegram.language import LANGUAGE_OF, user_lang
 from adapters.telegram.notifier import Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound
 from adapters.telegram.presses import Presses
+from adapters.telegram.renderer import CHANNEL, echo_of
 from gameflow.core import actions as A
 from gameflow.core import registry
 from gameflow.core.away import parse_until

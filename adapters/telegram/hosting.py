@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 from telegram import Chat, Update
 from telegram.ext import ContextTypes
 
-from adapters.telegram.compose import CHANNEL, confirmed
 from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
 from adapters.telegram.language import user_lang
 from adapters.telegram.notifier import TelegramNotifier, chat_of, identity
+from adapters.telegram.renderer import CHANNEL, confirmed
 from gameflow.core import actions as A
 from gameflow.core import registry
 from gameflow.core.engine import legal

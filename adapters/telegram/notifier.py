@@ -37,7 +37,6 @@ from telegram import Bot, ForceReply, InlineKeyboardMarkup, Message
 
 from adapters.deadline_text import until
 from adapters.telegram.acting import PREFIX, chat_of, identity
-from adapters.telegram.compose import reminder, resync
 from adapters.telegram.jobs import Job, Priority
 from adapters.telegram.keyboards import is_free
 from adapters.telegram.news import News
@@ -56,6 +55,7 @@ from adapters.telegram.record import (
     Records,
     parse_open,
 )
+from adapters.telegram.renderer import reminder, resync
 from gameflow.core.away import away_until
 from gameflow.core.events import Event, Kind
 from gameflow.core.question import Question, question

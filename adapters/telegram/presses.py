@@ -33,7 +33,6 @@ from adapters.telegram.choice import (
     summary,
     title_for,
 )
-from adapters.telegram.compose import CHANNEL, echo_of
 from adapters.telegram.keyboards import (
     DONE_TOKEN,
     Press,
@@ -47,6 +46,7 @@ from adapters.telegram.labels import kind_label
 from adapters.telegram.language import user_lang
 from adapters.telegram.notifier import SWAP_TRIES, Recent, TelegramNotifier
 from adapters.telegram.notifier import identity as identity_of
+from adapters.telegram.renderer import CHANNEL, echo_of
 from gameflow.core import actions as A
 from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.question import question

@@ -39,12 +39,12 @@ from telegram import Update
 from telegram.ext import Application, ApplicationBuilder
 
 from adapters.owed import attach
-from adapters.telegram.compose import TelegramComposer
 from adapters.telegram.delivery import TelegramDelivery
 from adapters.telegram.handlers import Telegram, add_handlers, register_menu
 from adapters.telegram.hosting import TvLink
 from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.outbound import Outbound
+from adapters.telegram.renderer import TelegramComposer
 from service.games import GameService
 
 log = logging.getLogger(__name__)

@@ -36,7 +36,7 @@ from gameflow.games.traitors.actions import (
     Tempt,
     Vote,
 )
-from gameflow.games.traitors.chat import relay
+from gameflow.games.traitors.chat import relay, silenced, table_talk, team
 from gameflow.games.traitors.options import DEFAULTS, LIMITS, WINDOWS
 from gameflow.games.traitors.state import (
     END_VOTE,
@@ -238,4 +238,7 @@ GAME: Final = GameDefinition(
     simulator=Simulator("6-24", lazy("gameflow.games.traitors.balance:simulate"), ("final_day",)),
     tv=TvScreen("gameflow.games.traitors:tv.html", tv.build),
     relay=relay,
+    team=team,
+    silenced=silenced,
+    table_talk=table_talk,
 )
