@@ -446,8 +446,9 @@ def _end_mission(game: Game, now: float) -> Accepted[Game]:
             )
         )
     mission = st.mission
+    failed = tuple([s for s in st.team if cards[s] == FAIL])  # secret until the end's reveal
     record: MissionRecord = _new(
-        MissionRecord, (mission, st.team, fails, success, st.rejections, shown)
+        MissionRecord, (mission, st.team, fails, success, st.rejections, shown, failed)
     )
     results = (*st.results, record)
     text = (

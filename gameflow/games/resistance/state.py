@@ -122,6 +122,7 @@ class MissionRecord(NamedTuple):
     success: bool
     rejected_teams: int
     shown: tuple[tuple[int, str], ...] = ()
+    failed_by: tuple[int, ...] = ()  # who played Fail: secret until the end's reveal
 
 
 class Resistance(NamedTuple):

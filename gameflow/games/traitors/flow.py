@@ -231,6 +231,7 @@ def close_day(st: Traitors, day: int, murdered: int, converted: int) -> Traitors
         mission_silver=0 if m is None else m.silver,
         access=st.access,
         tempted=st.tempted_today,
+        night=st.pending,
     )
     return st._replace(history=(*st.history, record))
 

@@ -470,8 +470,8 @@ def _morning(
     victim = NOBODY if blocked or murder == NOBODY or st.role[murder] == TRAITOR else murder
     if victim != NOBODY:
         st = st._replace(status=put(st.status, victim, MURDERED))
+    st = flow.close_day(st, day, victim, converted)  # records the night's choice
     st = st._replace(listed=st.death_list, death_list=(), pending=None, answer=None)
-    st = flow.close_day(st, day, victim, converted)
     game = game._replace(rules=st)
     if victim != NOBODY:
         events.append(

@@ -132,6 +132,7 @@ class DayRecord(NamedTuple):
     mission_silver: int = 0
     access: tuple[int, ...] = ()
     tempted: bool = False  # somebody was tempted (not who)
+    night: Pending | None = None  # the night's choice: secret until the end's reveal
 
 
 class Mission(NamedTuple):
