@@ -161,6 +161,15 @@ class GameDefinition:
     # player writes privately is relayed by `relay(game, player, text)`, which
     # returns the events to deliver or a refusal.
     relay: Callable[[Game, str, str], Any] | None = None
+    # Talk through the bot (issue #33, service/talk.py). `team(game, player)`:
+    # the private team `player` talks with now, every living member whose
+    # talk is open, `player` first; () for none. None: the game has no team talk.
+    team: Callable[[Game, str], tuple[str, ...]] | None = None
+    # Whether a seated player is out of all talk now (murdered, banished).
+    silenced: Callable[[Game, str], bool] | None = None
+    # Whether the whole table may talk in the current phase (the service adds
+    # the hours and the options); None: in any running phase.
+    table_talk: Callable[[Game], bool] | None = None
     # The newest vote's tally with every voter's name (what SMS VOTES
     # answers), for a game whose tallies an SMS gives as counts; else None.
     last_tally: Callable[[Game], Msg | None] | None = None
@@ -193,8 +202,8 @@ class GameDefinition:
 
     @property
     def team_channel(self) -> bool:
-        """Whether the game has a private channel for a team (`relay`)."""
-        return self.relay is not None
+        """Whether the game has a private channel for a team (`team`, `relay`)."""
+        return self.team is not None or self.relay is not None
 
     def options(self) -> tuple[OptionInfo, ...]:
         """Every option with its type, default, limit and one-line help."""
