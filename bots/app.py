@@ -9,6 +9,7 @@ starts and stops the channels and any background work (the scheduler, given by
 - `GET /healthz`: 200 when the store answers, 503 otherwise (load balancers);
 - `GET /metrics`: Prometheus text format, one registry per app;
 - `/tv/<token>`: the status page, read from the store (`StoreSource`);
+- `/console/<token>`: the game master's console (adapters/console), the host's alone;
 - `/telegram/webhook`, `/sms/twilio`, `/sms/twilio/status`: when configured;
 - `/internal/...`: only with `MULDVARP_INTERNAL_TOKEN` (see `bots.internal`).
 
@@ -45,6 +46,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from adapters.bodylimit import BodyLimit
+from adapters.console.app import Console
 from adapters.tv.app import StatusPage
 from adapters.tv.store_source import StoreSource
 from bots.settings import Settings
@@ -225,6 +227,7 @@ class Runtime:
     # the SMS adapter's records, when it runs: the retention pass forgets an
     # ended game's numbers there too (bots/serve.py)
     sms_directory: Directory | None = None
+    console: Console | None = None
 
     @property
     def store_kind(self) -> str:
@@ -233,6 +236,13 @@ class Runtime:
     async def tv_link(self, game: Game) -> str | None:
         """A fresh TV link for `game` (the host gets it in a private message)."""
         return self.settings.tv_base_url() + await self.tv.issue(game.id)
+
+    async def console_link(self, game: Game, rotate: bool = False) -> str:
+        """A new console link for `game`'s host (privately); `rotate`: every
+        earlier one stops working. On the TV's address (a LAN one at home)."""
+        assert self.console is not None
+        base = self.settings.tv_base_url().removesuffix("/tv/")
+        return f"{base}/console/{await self.console.issue(game, rotate)}"
 
 
 def open_store(settings: Settings) -> GameStore:
@@ -267,6 +277,7 @@ def build_runtime(
     tv = StoreSource(store, poll=settings.tv_poll_seconds, sms_number=number)
     service.notifiers.extend([tv, metrics])
     rt = Runtime(settings, store, service, tv, metrics, owns_store=owns)
+    rt.console = Console(service, tv.changes)  # the host's console reads the TV's change feed
     if channels:
         for wire in (wire_telegram, wire_sms):
             channel = wire(rt)
@@ -314,6 +325,7 @@ def wire_telegram(rt: Runtime) -> Channel | None:
         return None
     try:
         from adapters.telegram import webhook as tg
+        from adapters.telegram.console import add_console
     except ImportError as exc:  # the adapter (or PTB) is not installed
         log.warning("TELEGRAM_BOT_TOKEN is set but the Telegram adapter is missing: %s", exc)
         return None
@@ -326,6 +338,7 @@ def wire_telegram(rt: Runtime) -> Channel | None:
             tv_link=rt.tv_link,
         )
         wire_outbound(s, adapter.outbound)
+        add_console(application, adapter, rt.console_link)
 
         async def start_polling() -> None:
             await tg.start_polling(application, adapter)
@@ -344,6 +357,7 @@ def wire_telegram(rt: Runtime) -> Channel | None:
         tv_link=rt.tv_link,
     )
     wire_outbound(s, hook.tg.outbound)
+    add_console(hook.application, hook.tg, rt.console_link)
 
     async def start_webhook() -> None:
         await hook.startup()
@@ -405,7 +419,7 @@ def open_sms_directory(settings: Settings) -> Directory:
 class HttpMetrics:
     """Counts requests by area (the first path segment: never a token)."""
 
-    AREAS = frozenset({"tv", "telegram", "sms", "internal", "healthz", "metrics"})
+    AREAS = frozenset({"tv", "console", "telegram", "sms", "internal", "healthz", "metrics"})
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
@@ -471,6 +485,8 @@ def create_app(rt: Runtime, *, background: Sequence[Background] = ()) -> Starlet
         Route("/metrics", metrics, methods=["GET"]),
         page.mount("/tv"),
     ]
+    if rt.console is not None:
+        routes.append(rt.console.mount("/console"))
     for channel in rt.channels:
         routes.extend(channel.routes)
     if rt.settings.internal_token:

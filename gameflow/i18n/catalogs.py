@@ -77,6 +77,8 @@ DOMAIN_SOURCES: dict[str, tuple[Source, ...]] = {
     # Each chat channel's own texts (adapters/telegram, adapters/sms).
     "telegram": (Source("adapters/telegram"),),
     "sms": (Source("adapters/sms"),),
+    # The game master's console (adapters/console) and its link's replies.
+    "console": (Source("adapters/console"),),
 }
 
 

@@ -241,4 +241,5 @@ GAME: Final = GameDefinition(
     team=team,
     silenced=silenced,
     table_talk=table_talk,
+    gm_view=gm_view,
 )

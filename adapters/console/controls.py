@@ -1,0 +1,163 @@
+"""The console's controls: the host's actions that can apply now, and the
+action a submitted control stands for.
+
+Everything comes from `legal(game, host)`, the same list the chat commands
+and keyboards draw from: the core's (start, pause or resume, advance, end,
+removing a lobby player) and the game's own game-master actions
+(`Rules.host_kinds`). A control without fields is offered only if the core
+would accept it right now (a dry run of `apply`), so "Start" is not offered to
+a lobby too small to start and "End this phase now" only when everyone is
+ready. Controls that need typed input (a clock time to move a window, option
+values, the language) stay with the chat commands. A submitted control is
+turned into the core action through the game's script-step parser
+(`gameflow.replay.parse_step`), never by building a game's classes here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from adapters.console.texts import TEXTS
+from gameflow.core import actions as A
+from gameflow.core import registry
+from gameflow.core.engine import apply, legal
+from gameflow.core.legal import ActionSpec, Value
+from gameflow.core.result import Rejected
+from gameflow.core.state import Game
+from gameflow.i18n import render
+from gameflow.replay import parse_step
+
+CORE_KINDS = (A.Start.kind, A.Kick.kind, A.Pause.kind, A.Resume.kind, A.Advance.kind, A.End.kind)
+
+
+class Option(NamedTuple):
+    value: str  # the value as JSON, as the form sends it back
+    label: str
+
+
+class Choice(NamedTuple):
+    name: str
+    heading: str
+    many: bool
+    options: tuple[Option, ...]
+
+
+class Control(NamedTuple):
+    kind: str
+    phase: int
+    label: str
+    help: str
+    choices: tuple[Choice, ...]
+    danger: bool = False
+
+
+def _offerable(game: Game, spec: ActionSpec) -> bool:
+    """A kind the console draws: the core's listed ones, and the game's own
+    game-master actions whose fields all have values to pick."""
+    if spec.kind in CORE_KINDS:
+        return True
+    rules = registry.get(game.kind).rules
+    return spec.kind in rules.host_kinds and all(f.options and not f.free for f in spec.fields)
+
+
+def action_for(game: Game, spec: ActionSpec, values: Mapping[str, Any]) -> A.Action:
+    """The core action of `spec` with `values`. ValueError if malformed."""
+    step: dict[str, Any] = {"as": game.host, "do": spec.kind, "phase": spec.phase}
+    step.update(values)
+    return parse_step(game, step)
+
+
+def applies(game: Game, spec: ActionSpec, now: float) -> bool:
+    """A field-less control applies if the core accepts it now; one with
+    fields is offered while `legal` lists it (the core checks the values)."""
+    if spec.fields:
+        return True
+    try:
+        action = action_for(game, spec, {})
+    except ValueError:
+        return False
+    return not isinstance(apply(game, action, now), Rejected)
+
+
+def specs_now(game: Game, now: float) -> tuple[ActionSpec, ...]:
+    """The host's specs the console offers now."""
+    if game.over:
+        return ()
+    return tuple(s for s in legal(game, game.host) if _offerable(game, s) and applies(game, s, now))
+
+
+def value_label(game: Game, field: str, value: Value, lang: str) -> str:
+    words = registry.get(game.kind).words
+    if isinstance(value, bool):
+        own = words.bool_words.get((field, value))
+        return render(own or TEXTS["yes" if value else "no"], lang)
+    if value is None:
+        return render(TEXTS["nothing"], lang)
+    if isinstance(value, int):
+        return str(value)
+    if game.seat(value) >= 0:
+        return game.name_of(value)
+    own = words.value_labels.get(value) or words.card_names.get(value)
+    return render(own, lang) if own else "?"
+
+
+def label_of(game: Game, kind: str, lang: str) -> tuple[str, str]:
+    """A control's name and its one line of help."""
+    if kind in CORE_KINDS:
+        help_key = {"advance_early": "advance_help"}.get(kind, f"{kind}_help")
+        return render(TEXTS[kind], lang), render(TEXTS[help_key], lang)
+    words = registry.get(game.kind).words
+    name = words.sms_kind_names.get(kind) or words.kind_labels.get(kind) or kind
+    help_text = words.titles.get(kind) or TEXTS["game_help"]
+    return render(name, lang), render(help_text, lang)
+
+
+def controls(game: Game, now: float, lang: str) -> tuple[Control, ...]:
+    words = registry.get(game.kind).words
+    out = []
+    for spec in specs_now(game, now):
+        name, line = label_of(game, spec.kind, lang)
+        choices = []
+        for f in spec.fields:
+            heading = words.headings.get((spec.kind, f.name)) or words.field_headings.get(f.name)
+            options = tuple(
+                Option(json.dumps(v), value_label(game, f.name, v, lang)) for v in f.options
+            )
+            choices.append(
+                Choice(f.name, render(heading, lang) if heading else "", f.many, options)
+            )
+        danger = spec.kind in (A.End.kind, A.Kick.kind)
+        out.append(Control(spec.kind, spec.phase, name, line, tuple(choices), danger))
+    return tuple(out)
+
+
+def build(
+    game: Game, now: float, kind: str, values: Mapping[str, Sequence[str]]
+) -> A.Action | None:
+    """The action a submitted control stands for, if the control is offered
+    now and every value is one it offers (`values`: field -> the JSON values
+    sent); None otherwise, and nothing is applied."""
+    spec = next((s for s in specs_now(game, now) if s.kind == kind), None)
+    if spec is None:
+        return None
+    chosen: dict[str, Any] = {}
+    for f in spec.fields:
+        sent = values.get(f.name, ())
+        try:
+            picked = [json.loads(v) for v in sent]
+        except ValueError:
+            return None
+        if any(p not in f.options or isinstance(p, dict | list) for p in picked):
+            return None
+        if f.many:
+            chosen[f.name] = picked
+        elif len(picked) == 1:
+            chosen[f.name] = picked[0]
+        else:
+            return None
+    try:
+        return action_for(game, spec, chosen)
+    except ValueError:
+        return None
