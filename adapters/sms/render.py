@@ -5,6 +5,9 @@ name, a plot card by the Resistance's own catalog name, a job or secret action
 by Station's words, yes/no by yes/no (or a yes/no field's own words: "with
 the dagger"). Any language's label, or a prefix that fits one value only, is
 understood (`_words`). The menus themselves are built in `adapters.sms.sheet`.
+A game's own words come from its definition; the texts that name the games
+(HELP, the NEW usage) take them from the registry, so a new game needs no line
+here.
 
 SMS costs money per segment, so the templates are short: `Reply: plan 1-3, job
 OUTSIDE/RADIO/GUARD, partner (name/-). E.g. 2 G ANA`, `Vote for: 1 Ana 2 Bo 3
@@ -18,10 +21,11 @@ import functools
 from adapters.sms.grammar import Menu, MenuField, Option, fold
 from gameflow.core import actions as A
 from gameflow.core import registry
+from gameflow.core.definition import GameDefinition
 from gameflow.core.engine import legal
 from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.state import Game
-from gameflow.core.text import N_, msg
+from gameflow.core.text import N_, Param, msg
 from gameflow.i18n import LANGUAGES, render
 
 # Host controls and lobby actions have their own keywords; menus list game actions only.
@@ -45,19 +49,13 @@ KIND_NAMES: dict[str, str] = {
     "vote": N_("Vote"),
     "play": N_("Play"),
 }
-# A game's own kind names and its words for values that are not players
-# (Station's jobs, the Resistance's cards) come from its definition
-# (gameflow/core/definition.py `Words`): these tables are the generic words.
-# A yes/no field that reads better as words of its own: the entry of a menu
-# ("1 Vote + name 2 Vote, with the dagger + name"); "" is shown as nothing.
-BOOL_WORDS: dict[tuple[str, bool], str] = {
-    ("drop", True): N_("drop it"),
-    ("drop", False): "",
-    ("dagger", True): N_("with the dagger"),
-    ("dagger", False): "",
-}
+# A game's own kind names, its words for values that are not players
+# (Station's jobs, the Resistance's cards), for a yes/no field that reads
+# better as words of its own ("with the dagger", `Words.bool_words`) and for a
+# field's empty value ("no partner", `Words.sms_none_words`) come from its
+# definition (gameflow/core/definition.py `Words`): these are the generic words.
 YES, NO = N_("yes"), N_("no")
-NOBODY, NO_PARTNER = N_("Nobody"), N_("no partner")
+NOBODY = N_("Nobody")
 NAME_OR_NONE = N_("name/-")
 NAME = N_("name")
 
@@ -68,7 +66,7 @@ FREE = N_("{kind}: write it in one text.")
 HELP = N_(
     "JOIN code name: join a game. STATUS: your question again. VOTES: who voted "
     "for whom. AWAY date: away until then; BACK. "
-    "Host: NEW STATION, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
+    "Host: NEW {game}, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
 )
 CREATED = N_(
     "Game {code} is open. Players text: JOIN {code} name. "
@@ -86,7 +84,8 @@ WELCOME = N_(
 NOT_IN_GAME = N_("You are not in a game. Text JOIN code name, or HELP.")
 NO_SUCH_CODE = N_("No game has the code {code}. Text JOIN code name.")
 JOIN_USAGE = N_("Write JOIN, the game code and your name, e.g. JOIN KPRT Ana.")
-NEW_USAGE = N_("Write NEW and the game: STATION, RESISTANCE or TRAITORS.")
+# {game} and {games} are the registered games' keywords (`t` fills them in).
+NEW_USAGE = N_("Write NEW and the game: {games}.")
 IN_ANOTHER = N_("You are already in a game. Text STATUS for your question.")
 NOTHING_NOW = N_("Nothing to answer right now. HELP lists the commands.")
 ANSWER_IN = N_("Your answer is in. The next question comes by text.")
@@ -140,8 +139,20 @@ TEMPLATES: dict[str, dict[str, str | int]] = {
 }
 
 
-def t(msgid: str, lang: str, **params: str | int) -> str:
+def t(msgid: str, lang: str, **params: Param) -> str:
+    """`msgid` in `lang`; the texts that name the games are given their names."""
+    if msgid == HELP:
+        params = {"game": keyword(registry.first(), lang), **params}
+    elif msgid == NEW_USAGE:
+        games = tuple(keyword(g, lang) for g in registry.all_games())
+        params = {"games": registry.one_of(games), **params}
     return render(msg(msgid, **params), lang)
+
+
+def keyword(definition: GameDefinition, lang: str) -> str:
+    """The game as a host texts it after NEW, in `lang` ("STASJON")."""
+    words = definition.words
+    return render(words.keyword, lang) if words.keyword else render(words.name, lang).upper()
 
 
 # -- labels -------------------------------------------------------------------------
@@ -195,16 +206,16 @@ def _player_words(name: str, player: str) -> tuple[str, ...]:
 def _plain_label(kind: str, field: str, value: Value, lang: str) -> str:
     """`label` for a value that is not a player: the catalog's own words (a
     plot card's name from the Resistance's catalog), never the id."""
+    words = registry.get(kind).words
     if value is None:
-        return render(NO_PARTNER if field == "partner" else NOBODY, lang)
+        return render(words.sms_none_words.get(field, NOBODY), lang)
     if isinstance(value, bool):
-        word = BOOL_WORDS.get((field, value))
+        word = words.bool_words.get((field, value))
         if word is not None:
             return render(word, lang) if word else ""
         return render(YES if value else NO, lang)
     if isinstance(value, int):
         return str(value)
-    words = registry.get(kind).words
     if field == "card" and value in words.card_names:
         return render(words.card_names[value], lang)
     return render(words.sms_value_words.get(value, value), lang)

@@ -7,17 +7,19 @@ and the clock's after it. A command the bot does not know, or a private
 message that answers nothing, gets "I didn't understand that." and then the
 sender's open question (answer it with its buttons, or /status), or else the
 same list. Pure (game and sender in, text out): the handlers reply with it,
-in the game's language, or in the user's own when they are in no game.
+in the game's language, or in the user's own when they are in no game. The
+games /new takes are the registered ones (`gameflow.core.registry`).
 """
 
 from __future__ import annotations
 
 from adapters.telegram.labels import title
+from gameflow.core import registry
 from gameflow.core.campaign import is_campaign
 from gameflow.core.question import question
 from gameflow.core.rules import rules_for
 from gameflow.core.state import LOBBY, Game
-from gameflow.core.text import N_
+from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
 
 NO_GAME = N_("You are not in a game. What you can do:")
@@ -28,7 +30,8 @@ OPEN = N_("Your question is open:")
 ANSWER = N_("Answer it with the buttons under it, or send /status to get it again.")
 MORE = N_("/help: what you can do.")
 
-NEW = N_("/new station, /new resistance or /new traitors: host a new game.")
+# TRANSLATORS: {commands} is "/new station, /new resistance or /new traitors".
+NEW = N_("{commands}: host a new game.")
 JOIN = N_("/join CODE: join a game (or tap the link its host shares).")
 STATUS = N_("/status: your current question again.")
 AWAY = N_("/away 2027-01-20 (a date) or /away off: away, the defaults answer for you.")
@@ -67,7 +70,14 @@ def help_text(game: Game | None, who: str | None, lang: str) -> str:
     """`/help`: who the sender is in the game, then their commands."""
     live = game is not None and who is not None and not game.over
     head = NO_GAME if not live else HOST if game is not None and who == game.host else PLAYER
-    return "\n".join(render(line, lang) for line in (head, *commands(game, who)))
+    return "\n".join(render(_line(line), lang) for line in (head, *commands(game, who)))
+
+
+def _line(msgid: str) -> Msg | str:
+    """A command's line; /new's names every registered game."""
+    if msgid != NEW:
+        return msgid
+    return msg(NEW, commands=registry.one_of(tuple(f"/new {k}" for k in registry.kinds())))
 
 
 def not_understood(game: Game | None, who: str | None, lang: str, *, private: bool) -> str:

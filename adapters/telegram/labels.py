@@ -41,9 +41,9 @@ FIELD_HEADINGS: dict[str, str] = {
 }
 ANY_FIELD = N_("Choose:")
 
+# The button that leaves a field empty: a game's own by field first
+# (`Words.none_labels`: Station's "no partner"), then these, then `NOTHING`.
 NONE_LABELS: dict[str, str] = {
-    "partner": N_("no partner"),
-    "secret": N_("No secret action"),
     "for": N_("Nobody"),
     "target": N_("Nobody"),
 }
@@ -131,7 +131,8 @@ def value_label(game: Game, field: str, value: Value, lang: str) -> str:
     """How an option reads on a button: players by name, cards and words
     translated, yes/no as words; never a raw id."""
     if value is None:
-        return render(NONE_LABELS.get(field, NOTHING), lang)
+        own = _words(game).none_labels.get(field)
+        return render(own or NONE_LABELS.get(field, NOTHING), lang)
     if isinstance(value, bool):
         return render(YES if value else NO, lang)
     if isinstance(value, int):

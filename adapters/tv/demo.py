@@ -3,12 +3,16 @@
 `DEMO_TEXTS` are the demo's terminal lines: they live here, in the `tv` domain
 of the catalogs, because bots/ has no catalog of its own and the demo is the TV
 page's showcase. The scripted games the tests and benchmarks show on the page
-are bench/tv_games.py.
+are bench/tv_games.py. What the demo's game is called and how many play it
+come from its definition.
 """
 
 from __future__ import annotations
 
+from gameflow.core import registry
 from gameflow.core.text import N_, Msg, Param, msg, nmsg
+
+DEMO_GAME = "station"  # the game bots/live_demo.py plays
 
 NAMES = (
     "Ada", "Bo", "Cato", "Dina", "Emil", "Frida", "Gard", "Hedda",
@@ -27,11 +31,16 @@ DEMO_TEXTS: dict[str, str] = {
         "choose another one with --port."
     ),
     "port_error": N_("demo: cannot listen on port {port}: {error}"),
-    "players": N_("demo: Station takes 5 to 15 players."),
+    # TRANSLATORS: {game} is the game's name ("Station").
+    "players": N_("demo: {game} takes {low} to {high} players."),
 }
 
 
 def demo_text(key: str, **params: Param) -> Msg:
+    if key == "players":  # the demo game's name and table sizes
+        game = registry.get(DEMO_GAME)
+        sizes = game.players
+        params = {"game": Msg(game.words.name), "low": sizes[0], "high": sizes[-1], **params}
     return msg(DEMO_TEXTS[key], **params)
 
 

@@ -70,6 +70,7 @@ TV_TEXTS: Final = {
 WORDS: Final = Words(
     name=N_("Resistance"),
     aliases=("resistance", "motstand", "motstandsbevegelsen", "otpor"),
+    keyword=N_("RESISTANCE"),
     send_labels={"play": N_("Play the card")},
     titles={
         "propose": N_("You lead: pick the team for the mission."),

@@ -116,6 +116,7 @@ TV_TEXTS: Final = {
 WORDS: Final = Words(
     name=N_("Station"),
     aliases=("station", "stasjon", "stasjonen", "stanica"),
+    keyword=N_("STATION"),
     send_labels={"choose": texts.LABELS["send_choice"]},
     titles={"vote": N_("Vote: who sits out the next round?")},
     title_of=_title,
@@ -170,4 +171,9 @@ WORDS: Final = Words(
         "partner": N_("partner"),
         "secret": N_("secret"),
     },
+    none_labels={
+        "partner": N_("no partner"),
+        "secret": N_("No secret action"),
+    },
+    sms_none_words={"partner": N_("no partner")},
 )

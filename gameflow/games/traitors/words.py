@@ -91,6 +91,7 @@ TV_TEXTS: Final = {
 WORDS: Final = Words(
     name=N_("Traitors"),
     aliases=("traitors", "forraedere", "forraederne", "izdajnici"),
+    keyword=N_("TRAITORS"),
     send_labels={
         "mission": N_("Hand over the bag"),
         "tempt": N_("Send the letter"),
@@ -177,5 +178,12 @@ WORDS: Final = Words(
         "murder.target": N_("Murder"),
         "tempt.target": N_("Tempt"),
         "force.target": N_("Force"),
+    },
+    # SMS menu entries: "1 Vote + name 2 Vote, with the dagger + name".
+    bool_words={
+        ("drop", True): N_("drop it"),
+        ("drop", False): "",
+        ("dagger", True): N_("with the dagger"),
+        ("dagger", False): "",
     },
 )
