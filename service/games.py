@@ -52,7 +52,7 @@ from gameflow.core.events import Event
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.replay import parse_step, step_of
-from service import zones
+from service import talk, zones
 from service.compose import Composer, Origin, guarded
 from service.outbox import OutboxMessage
 from service.ports import (
@@ -166,6 +166,9 @@ class GameService:
         # stale copy, and a refusal computed on a copy is re-checked on a fresh load.
         self._cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size
+        # The channels' side of players' talk (service/talk.py), registered by
+        # each channel adapter.
+        self.talkers: list[talk.Talker] = []
 
     async def _stored(self, game_id: str) -> Game:
         game = await self.store.load(game_id)
@@ -386,6 +389,14 @@ class GameService:
                 await notifier.notify(game, events)
             except Exception:  # one broken port must not stop the others
                 log.exception("notifier %r failed for %s v%d", notifier, game.id, game.version)
+
+    async def talk(self, game_id: str, player: str, text: str, *, key: str) -> talk.Said:
+        """Relay a line `player` says through the bot, at most once per
+        inbound `key` (service/talk.py): no game action, nothing logged."""
+        return await talk.say(
+            self.store, self.talkers, await self.load(game_id), player, text,
+            key=key, now=self.clock(),
+        )  # fmt: skip
 
     async def sweep(self) -> list[str]:
         """Repair after a crash: active games that are over (or gone) leave the

@@ -12,7 +12,8 @@ Three kinds of text:
   KRAJ): a bare START or END belongs to the carrier;
 - commands (`Command`): NEW, JOIN, START GAME, HELP, STATUS, VOTES, PAUSE, RESUME,
   ADVANCE, END GAME, AWAY date (BORTE, ODSUTAN) and BACK (TILBAKE, NAZAD),
-  MOVE window HH:MM (FLYTT, POMERI);
+  MOVE window HH:MM (FLYTT, POMERI); SAY words (SI, KAŽI: talk through the
+  bot), MUTE and UNMUTE (DEMP / LYD, TIHO / GLASNO: the talk's texts off, on);
 - answers to the player's current menu, matched against the menu built from
   the core's legal actions (`Menu`, `match`): a number for a one-field menu, or
   one line with one word per field for a multi-field one (Station: plan, job,
@@ -68,11 +69,18 @@ RESUME = frozenset({"resume", "fortsett", "nastavi"})
 ADVANCE = frozenset({"advance", "next", "skip", "neste", "videre", "dalje", "sledece"})
 END = frozenset({"avslutt", "kraj", "zavrsi", "finish"})
 END_WITH = frozenset({"end", "slutt", "stop", "stopp"})  # END GAME, not a bare END
+# Host: SET (the settings), SET 2 (a page), SET name, SET name value (SETT, PODESI).
+SET = frozenset({"set", "sett", "podesi"})
 # AWAY date (away through that day), AWAY days, AWAY alone (usage); BACK alone.
 AWAY = frozenset({"away", "borte", "bortreist", "odsutan", "odsutna", "odsustvo"})
 BACK = frozenset({"back", "tilbake", "nazad", "vratio", "vratila"})
 # Host, campaign: MOVE window HH:MM (FLYTT, POMERI).
 MOVE = frozenset({"move", "flytt", "pomeri", "pomjeri"})
+# Talk through the bot (issue #33): SAY words... (SI, KAŽI); MUTE and UNMUTE
+# alone turn the talk's texts off and on (DEMP / LYD, TIHO / GLASNO).
+SAY = frozenset({"say", "si", "kazi"})
+MUTE = frozenset({"mute", "demp", "tiho"})
+UNMUTE = frozenset({"unmute", "lyd", "glasno"})
 
 
 def games() -> dict[str, str]:
@@ -95,10 +103,13 @@ _LANG_OF: dict[str, str] = {
     **dict.fromkeys(("pomoc", "udji", "udi", "pridruzi", "prijava", "nova", "novi", "nove"), "sr"),
     **dict.fromkeys(("stanje", "meni", "ponovo", "komande", "pocni", "kreni", "zapocni"), "sr"),
     **dict.fromkeys(("pauza", "nastavi", "dalje", "sledece", "kraj", "zavrsi"), "sr"),
-    **dict.fromkeys(("away", "back", "move"), "en"),
-    **dict.fromkeys(("borte", "bortreist", "tilbake", "flytt"), "nb"),
+    **dict.fromkeys(("away", "back", "move", "set"), "en"),
+    **dict.fromkeys(("borte", "bortreist", "tilbake", "flytt", "sett"), "nb"),
     **dict.fromkeys(("odsutan", "odsutna", "odsustvo", "nazad", "vratio", "vratila"), "sr"),
-    **dict.fromkeys(("pomeri", "pomjeri"), "sr"),
+    **dict.fromkeys(("pomeri", "pomjeri", "podesi"), "sr"),
+    **dict.fromkeys(("say", "mute", "unmute"), "en"),
+    **dict.fromkeys(("si", "demp", "lyd"), "nb"),
+    **dict.fromkeys(("kazi", "tiho", "glasno"), "sr"),
 }
 
 
@@ -136,10 +147,17 @@ def parse(body: str) -> Command:
             return Command("join_usage", tuple(rest))
         code = fold(rest[0]).upper()
         return Command("join", (code, " ".join(rest[1:])[:64]))
+    if head in SET:  # "SET", "SET 2", "SET recruit", "SET recruit ja": the value as written
+        return Command("set", tuple(body.strip().split(maxsplit=2)[1:]))
     if head in AWAY:  # "AWAY 2027-01-20", "BORTE 3", "ODSUTAN" (usage)
         return Command("away", tuple(rest[:1]))
     if head in BACK and len(words) == 1:
         return Command("back")
+    if head in SAY:  # "SAY I trust Bo": the rest of the text as written
+        parts = body.strip().split(maxsplit=1)
+        return Command("say", (parts[1] if len(parts) > 1 else "",))
+    if len(words) == 1 and head in MUTE | UNMUTE:
+        return Command("mute" if head in MUTE else "unmute")
     if head in MOVE:  # "MOVE VOTE 21:30"
         return Command("move", tuple(fold(w) for w in rest[:3]))
     if len(words) == 1 or head in END_WITH or head in START_WITH:

@@ -30,7 +30,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from adapters.sms import grammar, opt_out, short
+from adapters.sms import grammar, opt_out, short, talk
 from adapters.sms import render as words
 from adapters.sms import sheet as menu
 from adapters.sms.directory import Directory, player_id
@@ -124,6 +124,11 @@ class Gateway(HostReports):
         self.clock = clock
         # The delivery's wake-up: a reply appended with no commit leaves at once.
         self.wake = wake
+        talk.register(service, composer, self._wake)
+
+    def _wake(self, game_id: str) -> None:
+        if self.wake is not None:
+            self.wake(game_id)
 
     def player_of(self, phone: str) -> str:
         return player_id(phone, self.settings.id_key)
@@ -255,6 +260,10 @@ class Gateway(HostReports):
             say.append(render(short.recap(game), game.lang))
         elif kind in ("away", "back"):
             await self._away(sid, cmd, game, player, say)
+        elif kind in talk.KINDS:  # SAY, MUTE, UNMUTE: adapters/sms/talk.py
+            say.extend(await talk.command(self.service, sid, cmd, game, player))
+        elif kind == "set":  # SET, SETT, PODESI: adapters/sms/host_reports.py
+            await self.set_text(sid, cmd.args, game, player, say)
         elif kind == "move":
             await self._move(sid, cmd, game, player, say)
         elif kind in HOST_ACTIONS:

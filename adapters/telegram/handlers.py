@@ -38,14 +38,14 @@ from adapters.telegram.notifier import Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound
 from adapters.telegram.presses import Presses
 from adapters.telegram.renderer import CHANNEL, echo_of
+from adapters.telegram.talk import TelegramTalker
 from gameflow.core import actions as A
-from gameflow.core import registry
 from gameflow.core.away import parse_until
 from gameflow.core.question import question
-from gameflow.core.result import Rejected
 from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
 from gameflow.i18n import render
+from service import talk
 from service.compose import Origin
 from service.games import GameNotFound, GameService, Outcome
 
@@ -336,10 +336,11 @@ class Telegram(Hosting, Presses):
 
     async def chat(self, update: Update, context: Context) -> None:
         """Plain text in a private chat: the answer to a question asking for
-        words, or the Traitors' night chat, relayed by the core's rules to the
-        other traitors only (it is no game action: nothing is stored). Anything
-        else gets "I didn't understand that." and the open question or the
-        commands (help.py): players talk in the room."""
+        words, else talk through the bot (issue #33, service/talk.py): to the
+        table, or to the player's team when it may confer, written to the
+        outbox with the update's id (a redelivery is relayed once). Where
+        talk is no thing now (a live game without `table_talk`), "I didn't
+        understand that." and the open question or the commands (help.py)."""
         user, message = update.effective_user, update.effective_message
         if user is None or message is None or not message.text:
             return
@@ -350,18 +351,19 @@ class Telegram(Hosting, Presses):
         game, player = found
         if await self.words(update, game, player, message.text):
             return
-        relay = registry.get(game.kind).relay  # the game's private team channel
-        if relay is None:
+        said = await self.service.talk(game.id, player, message.text, key=f"tg:{update.update_id}")
+        if said.status == talk.CLOSED:
             await self.puzzled(update, True)
-            return
-        relayed = relay(game, player, message.text)
-        if isinstance(relayed, Rejected):
-            self.reply(update.effective_chat, render(relayed.message, game.lang))
-            return
-        for event in relayed:
-            if event.text is not None:
-                text = render(event.text, game.lang)
-                self.notifier.private(event.to, text, protect=True, priority=Priority.CHATTER)
+        elif said.reply is not None:
+            self.reply(update.effective_chat, render(said.reply, game.lang))
+
+    def __post_init__(self) -> None:
+        # This channel's side of the players' talk (service/talk.py).
+        talk.add_talker(self.service.talkers, TelegramTalker(self._wake_delivery))
+
+    def _wake_delivery(self, game_id: str) -> None:
+        if self.delivery is not None:
+            self.delivery.wake(game_id)
 
     async def words(self, update: Update, game: Game, player: str, text: str) -> bool:
         """A private message that answers the player's open question in their
@@ -436,6 +438,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         "kick": tg.kick,
         "end": tg.end,
         "set": tg.set,
+        "setup": tg.setup,
         "lang": tg.lang,
         "gm": tg.gm,
         "status": tg.status,

@@ -1,0 +1,82 @@
+"""Players' talk by SMS (issue #33; the relay itself is service/talk.py).
+
+`SAY ...` (nb `SI`, sr `KAŽI`) says a line to the others while talk is open;
+`MUTE` / `UNMUTE` (nb `DEMP` / `LYD`, sr `TIHO` / `GLASNO`) turn the talk's
+texts off and on without leaving the game. The service decides who hears a
+line and writes it to the outbox; `SmsTalker` renders it for the SMS
+recipients who did not turn talk texts off, one text per line (digests of
+talk are not made yet: docs/sms.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from adapters.sms.directory import is_sms
+from adapters.sms.grammar import Command
+from adapters.sms.renderer import CHANNEL, SmsComposer
+from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg
+from gameflow.i18n import render
+from service import talk
+from service.games import GameService
+from service.outbox import OutboxMessage
+
+CLOSED_HERE = N_("Nobody hears you now: talk through the bot is closed in this game at the moment.")
+
+
+@dataclass
+class SmsTalker:
+    """service/talk.py's `Talker` for SMS: texts made as the composer makes
+    them (segments, transliteration, split at line ends)."""
+
+    composer: SmsComposer
+    wake_up: Callable[[str], None] | None = None
+    channel: str = CHANNEL
+
+    def talk(
+        self,
+        game: Game,
+        line: Msg,
+        to: Sequence[str],
+        key: str,
+        *,
+        group: bool,
+        off: frozenset[str],
+    ) -> list[OutboxMessage]:
+        text = render(line, game.lang)
+        out: list[OutboxMessage] = []
+        for player in to:
+            if is_sms(player) and player not in off:
+                out.extend(
+                    self.composer.messages(game, player, [text], not group, f"t:{key}:{player}")
+                )
+        return out
+
+    def wake(self, game_id: str) -> None:
+        if self.wake_up is not None:
+            self.wake_up(game_id)
+
+
+KINDS = frozenset({"say", "mute", "unmute"})  # grammar.parse's talk commands
+
+
+def register(service: GameService, composer: SmsComposer, wake: Callable[[str], None]) -> None:
+    """This channel's side of the talk, on the service (the gateway, at start)."""
+    talk.add_talker(service.talkers, SmsTalker(composer, wake))
+
+
+async def command(
+    service: GameService, sid: str, cmd: Command, game: Game, player: str
+) -> list[str]:
+    """`SAY ...`, `MUTE`, `UNMUTE` from `player` (MessageSid `sid`): the reply's
+    lines (none when the line went out: a text more would cost for nothing)."""
+    if cmd.kind == "say":
+        said = await service.talk(
+            game.id, player, cmd.args[0] if cmd.args else "", key=f"sms:{sid}"
+        )
+        if said.status == talk.CLOSED:
+            return [render(msg(CLOSED_HERE), game.lang)]
+        return [render(said.reply, game.lang)] if said.reply is not None else []
+    return [render(await talk.texts(service.store, game, player, cmd.kind == "unmute"), game.lang)]

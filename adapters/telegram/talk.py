@@ -1,0 +1,62 @@
+"""Players' talk on Telegram (issue #33; the relay itself is service/talk.py).
+
+The service decides who hears a line and writes it to the outbox; this
+renders it for the Telegram recipients: each player's private chat (a
+team's line with `protect_content`, like every secret), and the game's
+group for the table's talk (resolved at delivery: skipped without one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from adapters.telegram.acting import chat_of
+from adapters.telegram.jobs import Priority
+from adapters.telegram.renderer import CHANNEL, GROUP, IF_GROUP
+from gameflow.core.state import Game
+from gameflow.core.text import Msg
+from gameflow.i18n import render
+from service.outbox import OutboxMessage
+
+
+@dataclass
+class TelegramTalker:
+    """service/talk.py's `Talker` for Telegram; `wake` wakes the delivery."""
+
+    wake_up: Callable[[str], None] | None = None
+    channel: str = CHANNEL
+
+    def talk(
+        self,
+        game: Game,
+        line: Msg,
+        to: Sequence[str],
+        key: str,
+        *,
+        group: bool,
+        off: frozenset[str],
+    ) -> list[OutboxMessage]:
+        text = render(line, game.lang)
+        out = []
+        for player in to:
+            chat = chat_of(player)
+            if chat is None:
+                continue
+            payload = {
+                "kind": "say",
+                "chat": chat,
+                "text": text,
+                "protect": not group,
+                "priority": int(Priority.CHATTER),
+                "label": "talk",
+            }
+            out.append(OutboxMessage(CHANNEL, f"t:{key}:{player}", payload))
+        if group:
+            news = {"kind": "news", "to": GROUP, "when": IF_GROUP, "parts": [text], "label": "talk"}
+            out.append(OutboxMessage(CHANNEL, f"t:{key}:group", news))
+        return out
+
+    def wake(self, game_id: str) -> None:
+        if self.wake_up is not None:
+            self.wake_up(game_id)

@@ -1,0 +1,305 @@
+"""Players at home talk through the bot (issue #33): the table's talk and a
+team's private talk, relayed from the durable outbox on every channel.
+
+A line a player says (Telegram: plain private text that answers no open
+question; SMS: `SAY ...`) goes through `say()`:
+
+1. the game's rules decide whether it may be said now and to whom
+   (`GameDefinition.team`, `silenced`, `table_talk`): the team's private
+   talk when the player's team may confer (the traitors at night), else the
+   table's talk, open in a campaign outside its quiet hours and in a live
+   game only with the option `table_talk`; never while paused, before the
+   start or after the end, never from a murdered or banished player (seed
+   002). A refusal says why, and when talk opens where it knows;
+2. the line is cleaned (control and direction-changing characters dropped,
+   white space collapsed), held to `MAX_LINE` characters, and flood control
+   applies per player (`BURST` lines in `WINDOW` seconds earns a warning,
+   then escalating mutes, `MUTES`);
+3. the decision is committed: the game's talk record (the store attribute
+   `ATTR`: flood counters, who turned talk texts off, and the inbound keys
+   recently seen with whom each line went to) is swapped atomically
+   (compare and set, so two workers never lose each other's counts), and
+   then one outbox message per recipient is appended, keyed by the inbound
+   message's id. A redelivered update or webhook finds its key in the
+   record and appends the same messages again, which the outbox skips (its
+   keys are written once): each line reaches each recipient once, also when
+   a worker died between the two steps (the redelivery completes it).
+
+Who hears it is named by the bot with the speaker's game name, never a
+name taken from the text. Each channel renders its own recipients (a
+`Talker`, registered on the service by the channel adapter): Telegram
+players and the game's group, SMS players who did not turn talk texts off
+(`MUTE`). Talk is never a game action: it changes no state, is not in the
+game's log, record or exports; the outbox keeps a line until the game's
+contacts are forgotten (docs/operators.md).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from gameflow.core import registry
+from gameflow.core.campaign import is_campaign, quiet_ahead, quiet_of
+from gameflow.core.clock import clock_text
+from gameflow.core.names import clean
+from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg, nmsg
+from service.outbox import OutboxMessage
+
+log = logging.getLogger(__name__)
+
+ATTR: Final = "talk"  # the game's talk record (GameStore.set_attr), JSON
+MAX_LINE: Final = 500  # characters of one line
+BURST: Final = 5  # lines a player may say within WINDOW seconds
+WINDOW: Final = 30.0
+WARNED_FOR: Final = 600.0  # a warning stands this long: the next flood mutes
+MUTES: Final = (60.0, 300.0, 1800.0, 3 * 3600.0)  # escalating mutes, seconds
+FORGIVE: Final = 24 * 3600.0  # a day without a mute starts the ladder again
+KEEP_KEYS: Final = 64  # inbound keys remembered (Telegram and Twilio retry within minutes)
+TRIES: Final = 50  # compare-and-set rounds before giving up (workers racing)
+
+SENT, REFUSED, CLOSED, DUPLICATE = "sent", "refused", "closed", "duplicate"
+
+TABLE_LINE = N_("{name}: {text}")
+TEAM_LINE = N_("{name} (team only): {text}")
+DEAD = N_(
+    "You are out of the game now, so you can no longer talk to those still "
+    "playing. Thank you for playing: you can still follow the game."
+)
+OVER = N_("The game is over: talk is closed.")
+NOT_STARTED = N_("Talk opens when the game starts.")
+PAUSED = N_("The game is paused: talk opens again when the host resumes it.")
+QUIET = N_("It is quiet hours: talk opens again at {time}.")
+NOBODY = N_("Talk through the bot is closed now.")
+EMPTY = N_("Write something after the keyword to say it to the others.")
+TOO_LONG = N_("That is too long: say it in at most {max} characters.")
+WARNING = N_(
+    "Slow down: that is too many lines at once, and that one was not sent. "
+    "Flood again and you are muted for a while."
+)
+TEXTS_OFF = N_("Talk texts are off: you get only the game's own texts. UNMUTE turns them on.")
+TEXTS_ON = N_("Talk texts are on again.")
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """What became of a line: `status` (SENT, REFUSED with a `reply`, CLOSED:
+    talk is no thing in this game now, DUPLICATE: a redelivery), the reply
+    for the speaker, if any, and whom it went to."""
+
+    status: str
+    reply: Msg | None = None
+    to: tuple[str, ...] = ()
+    team: bool = False
+
+
+class Talker(Protocol):
+    """A channel's side of the talk: its recipients' outbox messages."""
+
+    channel: str
+
+    def talk(
+        self,
+        game: Game,
+        line: Msg,
+        to: Sequence[str],
+        key: str,
+        *,
+        group: bool,
+        off: frozenset[str],
+    ) -> list[OutboxMessage]:
+        """`line` for those of `to` on this channel (keys derived from
+        `key`), and for the game's group when `group`; `off`: players who
+        turned talk texts off."""
+        ...
+
+    def wake(self, game_id: str) -> None:
+        """The channel's delivery: messages are ready for `game_id`."""
+        ...
+
+
+def add_talker(talkers: list[Talker], talker: Talker) -> None:
+    """Register a channel's talker (one per channel: a newer one replaces it)."""
+    talkers[:] = [t for t in talkers if t.channel != talker.channel]
+    talkers.append(talker)
+
+
+def tidy(raw: str) -> str:
+    """The line as relayed: white space collapsed, control, format and
+    direction characters dropped (as names are: gameflow/core/names.py)."""
+    return clean(" ".join(raw.split()))
+
+
+def audience(game: Game, player: str, now: float) -> tuple[tuple[str, ...], bool] | Said:
+    """Whom `player` may talk to now and whether it is their team's private
+    talk; or the refusal (`Said`)."""
+    d = registry.get(game.kind)
+    if game.over:
+        return Said(REFUSED, msg(OVER))
+    if game.seat(player) < 0:
+        return Said(CLOSED, msg(NOBODY))
+    if not game.running:
+        return Said(REFUSED, msg(NOT_STARTED))
+    if d.silenced is not None and d.silenced(game, player):
+        return Said(REFUSED, msg(DEAD))
+    if game.phase.paused:
+        return Said(REFUSED, msg(PAUSED))
+    quiet = quiet_of(game) if is_campaign(game) else None
+    if quiet is not None and quiet_ahead(game, now).inside:
+        return Said(REFUSED, msg(QUIET, time=clock_text(quiet[1])))
+    team = d.team(game, player) if d.team is not None else ()
+    if len(team) > 1:
+        return tuple(p for p in team if p != player), True
+    table = is_campaign(game) or game.option("table_talk") is True
+    if not table or (d.table_talk is not None and not d.table_talk(game)):
+        return Said(CLOSED, msg(NOBODY))
+    living = [
+        p
+        for p in game.players
+        if p != player and not (d.silenced is not None and d.silenced(game, p))
+    ]
+    return tuple(living), False
+
+
+def _record(raw: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        log.warning("unreadable talk record: started afresh")
+        value = {}
+    return value if isinstance(value, dict) else {}
+
+
+def flood(rec: dict[str, Any], player: str, now: float) -> Msg | None:
+    """Count one line of `player` at `now` into `rec` (changed in place);
+    the refusal when it is one too many (a warning, then a mute)."""
+    mine = rec.setdefault("flood", {}).setdefault(player, {})
+    until = float(mine.get("until", 0.0))
+    if now < until:
+        return _muted(until - now)
+    if until and now - until > FORGIVE:
+        mine["level"] = 0
+    recent = [t for t in mine.get("times", []) if now - float(t) < WINDOW]
+    if len(recent) >= BURST:
+        warned = float(mine.get("warned", 0.0))
+        if now - warned > WARNED_FOR:
+            mine["warned"] = now
+            mine["times"] = recent
+            return msg(WARNING)
+        level = int(mine.get("level", 0))
+        mine["until"] = now + MUTES[min(level, len(MUTES) - 1)]
+        mine["level"] = level + 1
+        mine["warned"] = 0.0
+        mine["times"] = []
+        return _muted(mine["until"] - now)
+    mine["times"] = [*recent, now]
+    return None
+
+
+def _muted(seconds: float) -> Msg:
+    return nmsg(
+        "You are muted for flooding: you can talk again in {n} minute.",
+        "You are muted for flooding: you can talk again in {n} minutes.",
+        max(1, int((seconds + 59) // 60)),
+    )
+
+
+def _remember(
+    rec: dict[str, Any], key: str, to: Sequence[str], team: bool, reply: Msg | None
+) -> None:
+    seen = [s for s in rec.get("seen", []) if s[0] != key]
+    seen.append([key, list(to), team, reply is None])
+    rec["seen"] = seen[-KEEP_KEYS:]
+
+
+def _line(game: Game, player: str, text: str, team: bool) -> Msg:
+    return msg(TEAM_LINE if team else TABLE_LINE, name=game.name_of(player), text=text)
+
+
+def messages(
+    talkers: Sequence[Talker],
+    game: Game,
+    line: Msg,
+    to: Sequence[str],
+    key: str,
+    team: bool,
+    off: frozenset[str],
+) -> list[OutboxMessage]:
+    out: list[OutboxMessage] = []
+    for t in talkers:
+        out.extend(t.talk(game, line, to, key, group=not team, off=off))
+    return out
+
+
+async def say(
+    store: Any,
+    talkers: Sequence[Talker],
+    game: Game,
+    player: str,
+    raw: str,
+    *,
+    key: str,
+    now: float,
+) -> Said:
+    """Relay one line of `player` in `game` (as loaded now), at most once
+    per inbound `key`; see the module doc. `store` is the game store
+    (service/ports.py: `get_attr`, `swap_attr`, `append_outbox`)."""
+    text = tidy(raw)
+    for _ in range(TRIES):
+        raw_rec = await store.get_attr(game.id, ATTR)
+        rec = _record(raw_rec)
+        off = frozenset(rec.get("off", []))
+        seen = next((s for s in rec.get("seen", []) if s[0] == key), None)
+        if seen is not None:  # a redelivery: complete what the first one began
+            if seen[3] and text:
+                line = _line(game, player, text[:MAX_LINE], bool(seen[2]))
+                out = messages(talkers, game, line, seen[1], key, bool(seen[2]), off)
+                await _append(store, talkers, game.id, out)
+            return Said(DUPLICATE, to=tuple(seen[1]), team=bool(seen[2]))
+        found = audience(game, player, now)
+        if isinstance(found, Said):
+            return found  # nothing counted, nothing stored: refused by the state
+        to, team = found
+        reply: Msg | None = None
+        if not text:
+            reply = msg(EMPTY)
+        elif len(text) > MAX_LINE:
+            reply = msg(TOO_LONG, max=MAX_LINE)
+        else:
+            reply = flood(rec, player, now)
+        _remember(rec, key, to, team, reply)
+        if not await store.swap_attr(game.id, ATTR, raw_rec, json.dumps(rec)):
+            continue  # another worker's line got in first: count again
+        if reply is not None:
+            return Said(REFUSED, reply)
+        line = _line(game, player, text, team)
+        await _append(store, talkers, game.id, messages(talkers, game, line, to, key, team, off))
+        return Said(SENT, to=to, team=team)
+    raise RuntimeError(f"{game.id}: talk record contended {TRIES} times")
+
+
+async def _append(
+    store: Any, talkers: Sequence[Talker], game_id: str, out: list[OutboxMessage]
+) -> None:
+    if out:
+        await store.append_outbox(game_id, out)
+        for t in talkers:
+            t.wake(game_id)
+
+
+async def texts(store: Any, game: Game, player: str, on: bool) -> Msg:
+    """`MUTE` / `UNMUTE`: turn `player`'s talk texts off or on again (they stay
+    in the game and get every game text); the reply."""
+    for _ in range(TRIES):
+        raw_rec = await store.get_attr(game.id, ATTR)
+        rec = _record(raw_rec)
+        off = set(rec.get("off", []))
+        (off.discard if on else off.add)(player)
+        rec["off"] = sorted(off)
+        if await store.swap_attr(game.id, ATTR, raw_rec, json.dumps(rec)):
+            return msg(TEXTS_ON if on else TEXTS_OFF)
+    raise RuntimeError(f"{game.id}: talk record contended {TRIES} times")
