@@ -16,7 +16,7 @@ from gameflow.core.delegating import Delegating
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span, text
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.games.resistance import flow, inputs, pacing, plots, tv, views
+from gameflow.games.resistance import ending, flow, inputs, pacing, plots, tv, views
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 from gameflow.games.resistance.cards import DECKS
 from gameflow.games.resistance.words import OPTION_HELP, WORDS
@@ -196,4 +196,5 @@ GAME: Final = GameDefinition(
     option_help=OPTION_HELP,
     simulator=Simulator("5-10", lazy("gameflow.games.resistance.balance:simulate")),
     tv=TvScreen("gameflow.games.resistance:tv.html", tv.build),
+    reveal=ending.reveal,
 )

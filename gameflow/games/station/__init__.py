@@ -16,7 +16,7 @@ from gameflow.core.delegating import Delegating
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.games.station import flow, inputs, pacing, tv, views
+from gameflow.games.station import ending, flow, inputs, pacing, tv, views
 from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import REVEAL_ALL, REVEAL_PLAYED
 from gameflow.games.station.tally import last_tally
@@ -161,4 +161,5 @@ GAME: Final = GameDefinition(
     simulator=Simulator("5-15", lazy("gameflow.games.station.balance:simulate")),
     tv=TvScreen("gameflow.games.station:tv.html", tv.build),
     last_tally=last_tally,
+    reveal=ending.reveal,
 )

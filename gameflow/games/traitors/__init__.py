@@ -16,7 +16,7 @@ from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
 from gameflow.core.delegating import Delegating
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.games.traitors import flow, inputs, missions, night, roundtable, tv, views
+from gameflow.games.traitors import ending, flow, inputs, missions, night, roundtable, tv, views
 from gameflow.games.traitors.actions import (
     HOST_KINDS,
     Answer,
@@ -242,4 +242,5 @@ GAME: Final = GameDefinition(
     silenced=silenced,
     table_talk=table_talk,
     gm_view=gm_view,
+    reveal=ending.reveal,
 )

@@ -1,0 +1,157 @@
+"""Station's reveal at the end (issue #32): what the TV's end screen shows, as
+lines every player gets on their own channel.
+
+The full form follows the end screen (gameflow/games/station/tv.py `_end`) from
+the same state: the winner, parts and damage, both teams by name, each round's
+plan, result, secret actions (sabotage, the trap card and whether it was set)
+and what the vote did, and the fair-deal seed. `brief` is the SMS form, one text
+of at most 3 segments at 15 players: the winner, the infiltrators (the rest were
+loyal), who sabotaged in which rounds, the traps set, and the seed; the end
+screen's link carries the rest. Pure: the state in, `Msg`s out.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg
+from gameflow.games.station.state import (
+    INFILTRATORS,
+    LOYAL,
+    NOBODY,
+    RoundRecord,
+    Station,
+)
+
+# One item of a listed parameter (a name, or a Msg), joined with ", ".
+Item = Msg | str | int
+
+_WINNER: Final = {
+    LOYAL: N_("Winners: the loyal crew."),
+    INFILTRATORS: N_("Winners: the infiltrators."),
+}
+_NO_WINNER: Final = N_("The host ended the game: no team won.")
+_BRIEF: Final = {
+    LOYAL: N_("The loyal crew won. Infiltrators: {names}; the rest were loyal."),
+    INFILTRATORS: N_("The infiltrators won: {names}; the rest were loyal."),
+}
+_BRIEF_NO_WINNER: Final = N_("No team won. Infiltrators: {names}; the rest were loyal.")
+_NOBODY: Final = msg(N_("nobody"))
+_SUCCESS: Final = msg(N_("success"))
+_FAILURE: Final = msg(N_("failure"))
+
+
+def reveal(game: Game, brief: bool) -> tuple[Msg, ...]:
+    """The lines of the end's reveal; () before the end or for a game never dealt."""
+    st: Station | None = game.rules
+    if not game.over or st is None:
+        return ()
+    return _brief(game, st) if brief else _full(game, st)
+
+
+def _names(game: Game, seats: list[int]) -> tuple[Item, ...]:
+    return tuple(game.names[s] for s in seats) if seats else (_NOBODY,)
+
+
+def _teams(game: Game, st: Station) -> tuple[list[int], list[int]]:
+    seats = range(len(game.players))
+    return [s for s in seats if not st.infiltrator[s]], [s for s in seats if st.infiltrator[s]]
+
+
+def _full(game: Game, st: Station) -> tuple[Msg, ...]:
+    loyal, bad = _teams(game, st)
+    cfg = st.config
+    lines = [
+        msg(_WINNER[game.winner]) if game.winner in _WINNER else msg(_NO_WINNER),
+        msg(
+            N_("Parts sent: {parts} of {target}. Damage: {damage} of {limit}."),
+            parts=st.parts,
+            target=cfg.target,
+            damage=st.damage,
+            limit=cfg.limit,
+        ),
+        msg(N_("The loyal crew: {names}."), names=_names(game, loyal)),
+        msg(N_("The infiltrators: {names}."), names=_names(game, bad)),
+    ]
+    lines.extend(_round(game, rec, cfg.rounds) for rec in st.history)
+    lines.append(msg(N_("Fair deal: seed {seed}"), seed=game.seed))
+    return tuple(lines)
+
+
+def _round(game: Game, rec: RoundRecord, rounds: int) -> Msg:
+    """One round as the end screen's row: secret actions first, then the vote."""
+    name = game.names
+    acts: list[Item] = []
+    for s, c in enumerate(rec.choices):
+        if c is not None and c.sabotage:
+            acts.append(msg(N_("{name} sabotaged"), name=name[s]))
+    trap = rec.trap
+    if trap is not None:
+        mine = rec.choices[trap.by] if trap.by < len(rec.choices) else None
+        set_ = mine is not None and mine.trap
+        acts.append(
+            msg(
+                N_("{by} set the trap for {victim}")
+                if set_
+                else N_("{by} held the trap card for {victim}"),
+                by=name[trap.by],
+                victim=name[trap.victim],
+            )
+        )
+    if rec.checked != NOBODY:
+        acts.append(msg(N_("{name} was checked"), name=name[rec.checked]))
+    elif rec.out != NOBODY:
+        acts.append(msg(N_("{name} was voted out"), name=name[rec.out]))
+    elif rec.round == rounds:
+        acts.append(msg(N_("nobody was checked")))
+    else:
+        acts.append(msg(N_("nobody was voted out")))
+    if rec.hit is not None:
+        hit = (
+            N_("the trap killed {name}")
+            if rec.hit.effect == "killed"
+            else N_("the trap injured {name}")
+        )
+        acts.append(msg(hit, name=name[rec.hit.seat]))
+    return msg(
+        N_("Round {round} (plan {plan}): {result}; {events}."),
+        round=rec.round,
+        plan=rec.plan + 1,
+        result=_SUCCESS if rec.success else _FAILURE,
+        events=tuple(acts),
+    )
+
+
+def _brief(game: Game, st: Station) -> tuple[Msg, ...]:
+    _, bad = _teams(game, st)
+    head = _BRIEF.get(game.winner or "", _BRIEF_NO_WINNER)
+    lines = [msg(head, names=_names(game, bad))]
+    sabotage: dict[int, list[int]] = {}
+    traps: list[Item] = []
+    for rec in st.history:
+        for s, c in enumerate(rec.choices):
+            if c is not None and c.sabotage:
+                sabotage.setdefault(s, []).append(rec.round)
+        trap = rec.trap
+        if trap is not None and (c := rec.choices[trap.by]) is not None and c.trap:
+            traps.append(
+                msg(
+                    N_("{by} for {victim} ({round})"),
+                    by=game.names[trap.by],
+                    victim=game.names[trap.victim],
+                    round=rec.round,
+                )
+            )
+    if sabotage:
+        items = tuple(
+            msg(N_("{name} ({rounds})"), name=game.names[s], rounds=tuple(r))
+            for s, r in sorted(sabotage.items())
+        )
+        lines.append(msg(N_("Sabotage (rounds): {items}."), items=items))
+    else:
+        lines.append(msg(N_("Nobody sabotaged.")))
+    if traps:
+        lines.append(msg(N_("Traps set (round): {items}."), items=tuple(traps)))
+    lines.append(msg(N_("Seed: {seed}."), seed=game.seed))
+    return tuple(lines)

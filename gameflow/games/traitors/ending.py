@@ -1,0 +1,182 @@
+"""The Traitors' reveal at the end (issue #32): what the TV's end screen shows,
+and the night's secrets it keeps, as lines every player gets on their own channel.
+
+The full form follows the end screen (gameflow/games/traitors/tv.py) from the
+same state: the winners and the pot's split, every player's role at the end with
+when they were recruited, banished or murdered, each day's banishments and the
+night's choice (`DayRecord.night`: whom the traitors murdered, went for in vain,
+tempted or forced, and who refused with the shield), and the fair-deal seed.
+Once the game is over this names every role, also of those banished in the final
+round, who keep it to themselves while the game lasts (docs/rules/traitors.md).
+`brief` is the SMS form, one text of at most 3 segments at 24 players: the
+winners, the traitors (the rest were loyal), the night's secrets that no
+breakfast announced, and the seed; the end screen's link carries the rest.
+Pure: the state in, `Msg`s out.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg
+from gameflow.games.traitors import flow
+from gameflow.games.traitors.state import (
+    FORCE,
+    LOYAL,
+    NOBODY,
+    TEMPT,
+    TRAITOR,
+    TRAITORS,
+    DayRecord,
+    Traitors,
+)
+
+# One item of a listed parameter (a name, or a Msg), joined with ", ".
+Item = Msg | str | int
+
+_WINNER: Final = {
+    TRAITORS: N_("Winners, the traitors: {names}. Pot: {pot} silver, {share} each."),
+    LOYAL: N_("Winners, the loyal: {names}. Pot: {pot} silver, {share} each."),
+}
+_NO_WINNER: Final = N_("The game master ended the game: no side won.")
+_BRIEF: Final = {
+    TRAITORS: N_("The traitors won: {names}, {share} silver each."),
+    LOYAL: N_("The loyal won: {names}, {share} silver each."),
+}
+_NOBODY: Final = msg(N_("nobody"))
+
+
+def reveal(game: Game, brief: bool) -> tuple[Msg, ...]:
+    """The lines of the end's reveal; () before the end or for a game never dealt."""
+    st: Traitors | None = game.rules
+    if not game.over or st is None:
+        return ()
+    return _brief(game, st) if brief else _full(game, st)
+
+
+def _won(game: Game, st: Traitors) -> Msg:
+    won = flow.winners(st, game.winner)
+    head = _WINNER.get(game.winner or "")
+    if head is None or not won:
+        return msg(_NO_WINNER)
+    names = tuple(game.names[s] for s in won)
+    return msg(head, names=names, share=flow.share(st, game.winner), pot=st.pot)
+
+
+def _fates(st: Traitors) -> dict[int, list[Msg]]:
+    """What happened to each seat, day by day: recruited, banished, murdered."""
+    out: dict[int, list[Msg]] = {}
+    for rec in st.history:
+        if rec.converted != NOBODY:
+            out.setdefault(rec.converted, []).append(msg(N_("recruited on day {day}"), day=rec.day))
+        for s in rec.banished:
+            out.setdefault(s, []).append(msg(N_("banished on day {day}"), day=rec.day))
+        if rec.murdered != NOBODY:
+            out.setdefault(rec.murdered, []).append(msg(N_("murdered in night {day}"), day=rec.day))
+    return out
+
+
+def _people(game: Game, seats: list[int], fates: dict[int, list[Msg]]) -> tuple[Item, ...]:
+    if not seats:
+        return (_NOBODY,)
+    return tuple(
+        msg(N_("{name} ({fate})"), name=game.names[s], fate=tuple(fates[s]))
+        if s in fates
+        else game.names[s]
+        for s in seats
+    )
+
+
+def _full(game: Game, st: Traitors) -> tuple[Msg, ...]:
+    seats = range(len(game.players))
+    fates = _fates(st)
+    traitors = [s for s in seats if st.role[s] == TRAITOR]
+    loyal = [s for s in seats if st.role[s] != TRAITOR]
+    lines = [
+        _won(game, st),
+        msg(N_("The traitors: {names}."), names=_people(game, traitors, fates)),
+        msg(N_("The loyal: {names}."), names=_people(game, loyal, fates)),
+    ]
+    lines.extend(_day(game, rec) for rec in st.history)
+    lines.append(msg(N_("Fair deal: seed {seed}"), seed=game.seed))
+    return tuple(lines)
+
+
+def _day(game: Game, rec: DayRecord) -> Msg:
+    """One day: who was banished, then the night's choice and what came of it."""
+    name = game.names
+    events: list[Item] = [msg(N_("{name} was banished"), name=name[s]) for s in rec.banished]
+    night = rec.night
+    if night is not None and night.kind == TEMPT and night.target != NOBODY:
+        text = (
+            N_("the traitors tempted {name}, who accepted")
+            if rec.converted == night.target
+            else N_("the traitors tempted {name}, who declined")
+        )
+        events.append(msg(text, name=name[night.target]))
+    if night is not None and night.kind == FORCE:
+        events.extend(
+            msg(N_("{name} refused to join with the shield"), name=name[s]) for s in night.declined
+        )
+        if rec.converted != NOBODY:
+            events.append(msg(N_("the traitors forced {name} to join"), name=name[rec.converted]))
+    elif night is None and rec.converted != NOBODY:  # a day saved before the record kept it
+        events.append(msg(N_("{name} joined the traitors"), name=name[rec.converted]))
+    if rec.murdered != NOBODY:
+        events.append(msg(N_("the traitors murdered {name}"), name=name[rec.murdered]))
+    elif night is not None and night.murder != NOBODY:
+        events.append(msg(N_("the traitors went for {name}, who lived"), name=name[night.murder]))
+    if not events:
+        return msg(N_("Day {day}: nobody was banished or murdered."), day=rec.day)
+    return msg(N_("Day {day}: {events}."), day=rec.day, events=tuple(events))
+
+
+def _secrets(game: Game, st: Traitors) -> tuple[Item, ...]:
+    """The night's choices no breakfast announced, one short item each."""
+    name = game.names
+    items: list[Item] = []
+    for rec in st.history:
+        night, day = rec.night, rec.day
+        if night is not None and night.kind == TEMPT and night.target != NOBODY:
+            text = (
+                N_("{day}: tempted {name} (yes)")
+                if rec.converted == night.target
+                else N_("{day}: tempted {name} (no)")
+            )
+            items.append(msg(text, day=day, name=name[night.target]))
+        elif night is not None and night.kind == FORCE and rec.converted != NOBODY:
+            items.append(msg(N_("{day}: forced {name}"), day=day, name=name[rec.converted]))
+        elif night is None and rec.converted != NOBODY:
+            items.append(msg(N_("{day}: recruited {name}"), day=day, name=name[rec.converted]))
+        if rec.murdered == NOBODY and night is not None and night.murder != NOBODY:
+            items.append(
+                msg(N_("{day}: went for {name} in vain"), day=day, name=name[night.murder])
+            )
+    return tuple(items)
+
+
+def _brief(game: Game, st: Traitors) -> tuple[Msg, ...]:
+    won = flow.winners(st, game.winner)
+    head = _BRIEF.get(game.winner or "")
+    lines = [
+        msg(
+            head,
+            names=tuple(game.names[s] for s in won),
+            share=flow.share(st, game.winner),
+        )
+        if head is not None and won
+        else msg(N_("No side won."))
+    ]
+    traitors = [s for s in range(len(game.players)) if st.role[s] == TRAITOR]
+    lines.append(
+        msg(
+            N_("Traitors: {names}; the rest were loyal."),
+            names=tuple(game.names[s] for s in traitors) or (_NOBODY,),
+        )
+    )
+    secrets = _secrets(game, st)
+    if secrets:
+        lines.append(msg(N_("Night secrets (day): {items}."), items=secrets))
+    lines.append(msg(N_("Seed: {seed}."), seed=game.seed))
+    return tuple(lines)
