@@ -9,9 +9,9 @@ tempted or forced, and who refused with the shield), and the fair-deal seed.
 Once the game is over this names every role, also of those banished in the final
 round, who keep it to themselves while the game lasts (docs/rules/traitors.md).
 `brief` is the SMS form, one text of at most 3 segments at 24 players: the
-winners, the traitors (the rest were loyal), the night's secrets that no
-breakfast announced, and the seed; the end screen's link carries the rest.
-Pure: the state in, `Msg`s out.
+winners, the traitors (with the day each recruit joined; the rest were loyal),
+whom the traitors tempted in vain, who lived through their murder, and the
+seed; the end screen's link carries the rest. Pure: the state in, `Msg`s out.
 """
 
 from __future__ import annotations
@@ -132,51 +132,41 @@ def _day(game: Game, rec: DayRecord) -> Msg:
     return msg(N_("Day {day}: {events}."), day=rec.day, events=tuple(events))
 
 
-def _secrets(game: Game, st: Traitors) -> tuple[Item, ...]:
-    """The night's choices no breakfast announced, one short item each."""
-    name = game.names
-    items: list[Item] = []
-    for rec in st.history:
-        night, day = rec.night, rec.day
-        if night is not None and night.kind == TEMPT and night.target != NOBODY:
-            text = (
-                N_("{day}: tempted {name} (yes)")
-                if rec.converted == night.target
-                else N_("{day}: tempted {name} (no)")
-            )
-            items.append(msg(text, day=day, name=name[night.target]))
-        elif night is not None and night.kind == FORCE and rec.converted != NOBODY:
-            items.append(msg(N_("{day}: forced {name}"), day=day, name=name[rec.converted]))
-        elif night is None and rec.converted != NOBODY:
-            items.append(msg(N_("{day}: recruited {name}"), day=day, name=name[rec.converted]))
-        if rec.murdered == NOBODY and night is not None and night.murder != NOBODY:
-            items.append(
-                msg(N_("{day}: went for {name} in vain"), day=day, name=name[night.murder])
-            )
-    return tuple(items)
-
-
 def _brief(game: Game, st: Traitors) -> tuple[Msg, ...]:
+    """The winners; the traitors, each recruit with the day; whom the traitors
+    tempted in vain and who lived through their murder; the seed."""
+    name = game.names
     won = flow.winners(st, game.winner)
     head = _BRIEF.get(game.winner or "")
     lines = [
-        msg(
-            head,
-            names=tuple(game.names[s] for s in won),
-            share=flow.share(st, game.winner),
-        )
+        msg(head, names=tuple(name[s] for s in won), share=flow.share(st, game.winner))
         if head is not None and won
         else msg(N_("No side won."))
     ]
-    traitors = [s for s in range(len(game.players)) if st.role[s] == TRAITOR]
-    lines.append(
-        msg(
-            N_("Traitors: {names}; the rest were loyal."),
-            names=tuple(game.names[s] for s in traitors) or (_NOBODY,),
-        )
+    joined = {rec.converted: rec.day for rec in st.history if rec.converted != NOBODY}
+    traitors: tuple[Item, ...] = tuple(
+        msg(N_("{name} ({day})"), name=name[s], day=joined[s]) if s in joined else name[s]
+        for s in range(len(game.players))
+        if st.role[s] == TRAITOR
     )
-    secrets = _secrets(game, st)
-    if secrets:
-        lines.append(msg(N_("Night secrets (day): {items}."), items=secrets))
+    lines.append(
+        msg(N_("Traitors (day joined): {names}; the rest were loyal."), names=traitors)
+        if joined
+        else msg(N_("Traitors: {names}; the rest were loyal."), names=traitors or (_NOBODY,))
+    )
+    declined: list[Item] = []
+    lived: list[Item] = []
+    for rec in st.history:
+        night = rec.night
+        if night is None:
+            continue
+        if night.kind == TEMPT and night.target != NOBODY and rec.converted != night.target:
+            declined.append(msg(N_("{name} ({day})"), name=name[night.target], day=rec.day))
+        if night.murder != NOBODY and rec.murdered == NOBODY:
+            lived.append(msg(N_("{name} ({day})"), name=name[night.murder], day=rec.day))
+    if declined:
+        lines.append(msg(N_("Tempted in vain (night): {names}."), names=tuple(declined)))
+    if lived:
+        lines.append(msg(N_("Survived a murder (night): {names}."), names=tuple(lived)))
     lines.append(msg(N_("Seed: {seed}."), seed=game.seed))
     return tuple(lines)
