@@ -82,11 +82,11 @@ class TalkTable:
             await self.h.tg.settled()
             await self.sms.drain()
 
-    async def open(self, roles: dict[str, str]) -> Game:
+    async def open(self, roles: dict[str, str], sets: tuple[str, ...] = ()) -> Game:
         h = self.h
         h.setup = {"roles": roles}
         code, self.game_id = await h.new(HOST, "traitors")
-        for line in ("pacing campaign", "timezone Europe/Oslo", "missions host"):
+        for line in ("pacing campaign", "timezone Europe/Oslo", "missions host", *sets):
             await h.command(HOST, "Hana", f"/set {line}")
         for uid, name in TG.items():
             await h.command(uid, name, f"/start {code}")
@@ -140,7 +140,7 @@ class TalkTable:
     async def deadline(self) -> None:
         """The current phase's deadline passes (the scheduler's input)."""
         game = await self.game()
-        assert game.phase.deadline is not None
+        assert game.phase.deadline is not None, (game.phase.name, game.phase.paused)
         self.clock.now = max(self.clock.now, game.phase.deadline)
         out = await self.h.service.submit(self.game_id, A.Deadline(None, game.phase.seq))
         assert out.accepted, out.rejected

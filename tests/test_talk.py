@@ -183,3 +183,42 @@ def test_mute_stops_talk_texts_and_unmute_restarts_them(tmp_path: Path, fake: Fa
             assert t.got("Bo: second")[sms_id(ELI)] == 1
 
     run(main())
+
+
+@pytest.mark.parametrize("accept", [True, False])
+def test_a_tempted_player_joins_the_traitors_talk_and_a_refuser_never_sees_it(
+    tmp_path: Path, fake: FakeTwilio, accept: bool
+) -> None:
+    """Ana, Cy (Telegram) and Fia (SMS) are the traitors; Fia is banished,
+    so Ana and Cy tempt Gus (SMS) at night. Gus joins the traitors' talk from
+    the next night if he accepts; if he refuses he never sees it."""
+
+    async def main() -> None:
+        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
+            roles = {"tg:100": "traitor", "tg:102": "traitor", sms_id(FIA): "traitor"}
+            await t.open(roles, sets=("recruit true", "final_day 6"))
+            await t.banish(sms_id(FIA))
+            await t.advance_until(NIGHT_PHASES)
+            gus = sms_id(GUS)
+            await t.tg_say(100, "tempt Gus?")  # before: Cy only
+            assert t.got("tempt Gus?") == {p: int(p == "tg:102") for p in EVERYONE}
+            await t.act({"as": "tg:100", "do": "tempt", "target": gus})
+            await t.act({"as": "tg:102", "do": "tempt", "target": gus})
+            await t.act({"as": gus, "do": "answer", "accept": accept})
+            await t.deadline()  # breakfast: the answer counts
+            game = await t.game()
+            assert (game.rules.role[game.seat(gus)] == "traitor") == accept
+
+            await t.banish("tg:103")  # the next round table, then the night
+            game = await t.advance_until(NIGHT_PHASES)
+            await t.tg_say(100, "welcome to the team")
+            await t.text(GUS, "SAY glad to be here")
+            got = t.got("(team only): welcome to the team")
+            assert got == {p: int(p == "tg:102" or (accept and p == gus)) for p in EVERYONE}, got
+            back = t.got("(team only): glad to be here")
+            want = {p: int(accept and p in ("tg:100", "tg:102")) for p in EVERYONE}
+            assert back == want, back
+            if not accept:
+                assert "closed" in fake.to(GUS)[-1]
+
+    run(main())
