@@ -14,6 +14,7 @@ from adapters.sms.renderer import SmsComposer
 from adapters.telegram.renderer import TelegramComposer
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
+from gameflow.core.question import key_of
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
 from service.compose import Composer, Origin
@@ -48,9 +49,15 @@ def test_one_composer_renders_what_each_channel_made_alone() -> None:
     owed = Owed.of(before, after, started.events, origin)
     assert owed.by("telegram") == origin and owed.by("sms") is None
     assert owed.news and all(started.events[i].text is not None for i in owed.news)
-    assert {p for p in owed.people if owed.question(p, lambda g, p: str(g.version))} == set(
-        owed.people
-    )
+    assert set(owed.dues) == {*owed.people, after.host, "group"}
+    assert owed.due(after.host).host and not owed.due(after.host).seated
+    for p in owed.people:
+        due = owed.due(p)
+        assert due.news == owed.news and due.seated
+        opened = key_of(after, p)
+        assert due.question == ((None, opened) if opened is not None else None)
+        assert not due.echo and not due.reveal and not due.link
+        assert all(started.events[i].to == p for i in due.private)
 
 
 class Broken(SmsComposer):

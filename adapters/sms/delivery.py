@@ -54,7 +54,7 @@ from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
 from adapters.sms.directory import Directory
 from adapters.sms.outbound import OutMessage, TwilioSender
-from adapters.sms.renderer import CHANNEL, SmsComposer, split
+from adapters.sms.renderer import CHANNEL, SmsComposer, fit, split
 from adapters.sms.segments import prepare
 from adapters.sms.sent_sheets import ATTR as SHEETS
 from adapters.sms.sent_sheets import SentSheets, Swap, record_of
@@ -156,7 +156,7 @@ class Delivery(OutboxLoop):
         numbers = await self._numbers(batch)
         owed: Owed = None
         for e in batch:
-            if e.payload.get("link") and link is None:
+            if _linked(e) and link is None:
                 link = await self._link(game_id)  # one fresh status link a batch
             owed = await self._one(e, numbers, link, owed)
         await self._settle(game_id, owed)
@@ -171,7 +171,7 @@ class Delivery(OutboxLoop):
         mine: dict[str, list[OutboxEntry]] = {}
         numbers = await self._numbers(batch)
         for e in batch:
-            if e.payload.get("link"):
+            if _linked(e):
                 await self._settle(game_id, await self._one(e, numbers, await self._link(game_id)))
                 continue
             mine.setdefault(str(e.payload.get("player")), []).append(e)
@@ -233,6 +233,13 @@ class Delivery(OutboxLoop):
         sr_latin = self.composer is not None and self.composer.settings.transliterate
         return prepare(text, lang, sr_latin)
 
+    def _end_text(self, link: str, lang: str) -> str | None:
+        if not link:
+            return None
+        sr_latin = self.composer is not None and self.composer.settings.transliterate
+        # the status page shows the end screen once the game is over
+        return prepare(render(status_link.line(link), lang), lang, sr_latin)
+
     async def _one(
         self, e: OutboxEntry, numbers: Numbers, link: str | None = None, owed: Owed = None
     ) -> Owed:
@@ -246,6 +253,8 @@ class Delivery(OutboxLoop):
         body = p.get("body")
         if p.get("link"):
             body = self._link_text(link or "", str(p.get("lang", "en")))
+        elif "reveal" in p:  # the end's brief reveal, the end screen's link under it
+            body = fit(str(p["reveal"]), self._end_text(link or "", str(p.get("lang", "en"))))
         sheet, closed = record_of(p)
         if sheet is not None or closed is not None:  # first: see the module doc
             first = self._acking(e.game_id, owed) if owed is not None else None
@@ -279,4 +288,9 @@ class Delivery(OutboxLoop):
 
 def _texts(e: OutboxEntry) -> bool:
     """Whether the entry is a text to send (not only a record)."""
-    return bool(e.payload.get("body") or e.payload.get("link"))
+    return bool(e.payload.get("body") or _linked(e))
+
+
+def _linked(e: OutboxEntry) -> bool:
+    """Whether the entry's text carries the status page's link (made now)."""
+    return bool(e.payload.get("link")) or "reveal" in e.payload

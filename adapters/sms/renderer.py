@@ -60,6 +60,7 @@ from adapters.sms.settings import SmsSettings
 from gameflow.core.campaign import is_campaign
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
+from gameflow.core.text import Msg
 from gameflow.i18n import render
 from service.compose import Origin
 from service.outbox import OutboxMessage
@@ -124,40 +125,64 @@ def compose(
     public: bool = True,
     echo: int | None = None,
 ) -> tuple[list[str], bool]:
-    """The lines `who` is texted for one commit, and whether any is private.
-    `sheet` is their question when it changed (None: unchanged or none);
-    `echo` the phase of `who`'s own answer in this commit, whose echo (the
-    TELLs to them in that phase) is left out."""
+    """The lines `who` is texted for `events` (a reminder, a test), and
+    whether any is private: `lines_for` on the events' own public and private
+    lines; `echo`, the phase of `who`'s own answer, whose TELLs are left out."""
+    news = tuple(i for i, e in enumerate(events) if e.kind is Kind.ANNOUNCE and e.text is not None)
+    mine = tuple(
+        i
+        for i, e in enumerate(events)
+        if e.kind in (Kind.TELL, Kind.HOST)
+        and e.to == who
+        and not (e.kind is Kind.TELL and e.phase == echo)
+    )
+    return lines_for(game, events, who, sheet, news if public else (), mine)
+
+
+def lines_for(
+    game: Game,
+    events: tuple[Event, ...],
+    who: str,
+    sheet: S.Sheet | None,
+    news: Sequence[int],
+    private: Sequence[int],
+) -> tuple[list[str], bool]:
+    """The text `who` is owed: the public lines `news` and the private ones
+    `private` (indices into `events`), in their short forms, then their
+    question when it changed (`sheet`; None: unchanged or none); and whether
+    any line is private. Lobby news stays in the lobby; a scheduler's
+    reminder re-sends the question still open."""
     lang = game.lang
-    news: list[str] = []
-    private: list[str] = []
+    said: list[str] = []
     secret = False
-    remind = False
-    shown = game.running or game.over  # lobby news stays in the lobby
-    covered = short.superseded(events, who)
-    for ev in events:
-        if ev.kind is Kind.ANNOUNCE and ev.text is not None:
-            if public and shown and ev.text.msgid not in covered:
-                news.append(render(short.form(game, ev.text), lang))
-        elif ev.kind is Kind.TELL and ev.to == who and ev.phase == echo:
-            continue  # the echo of their own answer (see above)
-        elif ev.kind in (Kind.TELL, Kind.HOST) and ev.to == who and ev.text is not None:
-            private.append(render(short.form(game, ev.text), lang))
+    if game.running or game.over:
+        covered = short.superseded(events, who)
+        for i in news:
+            text = events[i].text
+            if text is not None and text.msgid not in covered:
+                said.append(render(short.form(game, text), lang))
+    told: list[str] = []
+    for i in private:
+        ev = events[i]
+        if ev.text is not None:
+            told.append(render(short.form(game, ev.text), lang))
             secret = secret or ev.secret or ev.kind is Kind.TELL
-        elif ev.kind is Kind.PROMPT and ev.to == who and ev.text is not None:
-            private.append(render(ev.text, lang))
+    remind = False
+    for ev in events:
+        if ev.kind is Kind.PROMPT and ev.to == who and ev.text is not None:
+            told.append(render(ev.text, lang))
             secret = True
         elif ev.kind is Kind.REMINDER and ev.to == who and ev.phase == game.phase.seq:
             remind = True
     if remind:
         current = sheet or S.sheet(game, who)
         if current is not None:  # answered meanwhile: no reminder
-            private.append(R.t(R.REMINDER, lang))
+            told.append(R.t(R.REMINDER, lang))
             sheet = current
     if sheet is not None:
-        private.extend((S.text(game, sheet, lang), *_closes(game, lang)))
+        told.extend((S.text(game, sheet, lang), *_closes(game, lang)))
         secret = True
-    return once(news + private), secret
+    return once(said + told), secret
 
 
 def once(lines: list[str]) -> list[str]:
@@ -220,6 +245,19 @@ def split(text: str, limit: int = MAX_SEGMENTS) -> list[str]:
     return chunks
 
 
+def fit(body: str, tail: str | None, limit: int = MAX_SEGMENTS) -> str:
+    """One text of at most `limit` segments: `body`'s first lines, as many as
+    fit with `tail` (a link) under them; without room for even one line, the
+    beginning of `body` alone."""
+    kept = body.split("\n")
+    under = [tail] if tail else []
+    while kept and segments("\n".join([*kept, *under])) > limit:
+        kept.pop()
+    if not kept:
+        return next(iter(split(body, limit)), "")
+    return "\n".join([*kept, *under])
+
+
 def _room(text: str, limit: int) -> int:
     """How many leading characters of `text` fit `limit` segments (binary search)."""
     lo, hi = 1, len(text)
@@ -246,33 +284,43 @@ class SmsComposer(Rendering):
             return []
         public = self.settings.announce != "private"
         actor = answering(origin)
-        echo = actor.seq if actor is not None and live(after) else None
         hint = short.hint(after, events) if public else None
         out: list[OutboxMessage] = []
         for who in people:
-            change = owed.question(who, S.key_of)
-            old, new = change if change is not None else (None, S.key_of(after, who))
-            sheet = S.sheet(after, who) if change is not None and new is not None else None
+            due = owed.due(who)
+            changed = owed.changed(who)
+            new = S.key_of(after, who)
+            sheet = S.sheet(after, who) if changed and new is not None else None
             closed = None
-            if change is not None and new is None and old is not None:
+            if changed and new is None:  # a question was open, none is now
                 closed = ANSWERED if actor is not None and actor.player == who else CLOSED
-            mine = echo if actor is not None and who == actor.player else None
-            lines, secret = compose(after, events, who, sheet, public=public, echo=mine)
-            if lines and hint is not None:
-                lines = self._free(after, lines, render(hint, after.lang))
+            # A live game does not echo a player's own answer (see the module doc).
+            keep = actor is None or actor.player != who or not live(after)
+            private = sorted((*due.private, *due.echo)) if keep else due.private
+            news = due.news if public else ()
+            said, secret = lines_for(after, events, who, sheet, news, private)
+            if said and hint is not None:
+                said = self._free(after, said, render(hint, after.lang))
             # A text carrying the question records it; a reminder re-sends it.
-            carried = new if lines and (sheet is not None or _reminds(after, events, who)) else None
+            carried = new if said and (sheet is not None or _reminds(after, events, who)) else None
             prefix = f"{after.version}:{who}"
-            if lines:
-                out += self.messages(
-                    after, who, lines, secret, prefix, sheet=carried, closed=closed
-                )
+            if said:
+                out += self.messages(after, who, said, secret, prefix, sheet=carried, closed=closed)
             elif closed is not None:  # nothing to text: only the record changes
                 out.append(OutboxMessage(CHANNEL, f"{prefix}:c", {"player": who, "closed": closed}))
+        for who in people:
+            brief = owed.due(who).brief
+            if brief:
+                # the end's reveal, brief, in one text of its own: cut to fit
+                # with the end screen's link under it (made at delivery)
+                ended = {"player": who, "reveal": self.reveal(after, brief), "lang": after.lang}
+                out.append(OutboxMessage(CHANNEL, f"{after.version}:{who}:reveal", ended))
         if owed.link:
             # a campaign starts: each SMS player gets the status page's link
             # (made at delivery, adapters/status_link.py), after their texts
             for who in people:
+                if not owed.due(who).link:
+                    continue
                 payload = {"player": who, "link": True, "lang": after.lang}
                 out.append(OutboxMessage(CHANNEL, f"{after.version}:{who}:link", payload))
         sms = replied(origin)
@@ -334,6 +382,12 @@ class SmsComposer(Rendering):
                     payload["closed"] = closed
             out.append(OutboxMessage(CHANNEL, f"{prefix}:{i}", payload))
         return out
+
+    def reveal(self, game: Game, brief: Sequence[Msg]) -> str:
+        """The end's brief reveal as one text's lines (cut to fit at delivery,
+        `fit`, when the end screen's link is known)."""
+        text = "\n".join(render(line, game.lang) for line in brief)
+        return prepare(text, game.lang, self.settings.transliterate)
 
     def _free(self, game: Game, lines: list[str], extra: str) -> list[str]:
         """`lines` with `extra` at the end, if that costs no more texts or segments."""

@@ -16,11 +16,12 @@ from typing import Any
 
 from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
+from adapters.owed import GROUP
 from adapters.telegram.hosting import TvLink
 from adapters.telegram.jobs import Failed, Job, Priority
 from adapters.telegram.news import part_of_one
 from adapters.telegram.notifier import TelegramNotifier
-from adapters.telegram.renderer import ALWAYS, CHANNEL, GROUP, IF_GROUP
+from adapters.telegram.renderer import ALWAYS, CHANNEL, IF_GROUP
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
 from gameflow.i18n import render
@@ -172,6 +173,10 @@ class TelegramDelivery(OutboxLoop):
                 jobs.append(n.news.add(target, [*parts, *extra], game.lang, label=label))
             elif target is not None and extra:  # a confirmation whose news went elsewhere
                 jobs.append(n.news.add(target, extra, game.lang, label="confirm"))
+        elif kind == "reveal":  # the end's reveal: one message where it is due
+            target, due = where(p, group)
+            if target is not None and due:
+                jobs.append(n.say(target, str(p.get("text", "")), label="reveal"))
         elif kind == "remind":
             jobs.append(n.remind_one(game, str(p.get("player")), int(p.get("seq", -1))))
         else:

@@ -49,6 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from adapters.owed import GROUP as GROUP  # also a news entry's `to`: the group, at delivery
 from adapters.owed import Owed, Rendering, echo
 from adapters.telegram.acting import chat_of
 from adapters.telegram.jobs import Priority
@@ -62,7 +63,6 @@ from service.compose import Origin
 from service.outbox import OutboxMessage
 
 CHANNEL = "telegram"  # the outbox channel
-GROUP = "group"  # a news entry's `to`: the game's group chat, resolved at delivery
 # A news entry's `when`: sent only if the game has a group, only if it has
 # none, or always.
 IF_GROUP, IF_NO_GROUP, ALWAYS = "group", "nogroup", "always"
@@ -82,9 +82,8 @@ def parts_of(texts: Sequence[Msg | str], lang: str) -> list[Part]:
     return out
 
 
-def _key(game: Game, player: str) -> str | None:
-    q = question(game, player)
-    return None if q is None else q.key
+def _lines(texts: Sequence[Msg], lang: str) -> str:
+    return "\n".join(render(t, lang) for t in texts)
 
 
 class TelegramComposer(Rendering):
@@ -103,18 +102,21 @@ class TelegramComposer(Rendering):
 
         acting = owed.by(CHANNEL)
         lang = after.lang
-        echo = owed.echo(CHANNEL)
         # What each chat is told privately (TELL, HOST), by event index: a
         # chat's news is cut there, so it reads in the order of the events
-        # ("You sit out the next round" before the next round's title).
-        says: list[tuple[int, int, Event]] = []
-        for i, e in enumerate(events):
-            if i == echo or e.kind not in (Kind.TELL, Kind.HOST):
-                continue
-            chat = chat_of(e.to if e.kind is Kind.TELL else (e.to or after.host))
-            if chat is not None:
-                says.append((i, chat, e))
-        public = [(i, e.text) for i in owed.news if (e := events[i]).text is not None]
+        # ("You sit out the next round" before the next round's title). The
+        # first line echoing a player's own answer is their handler's.
+        says: list[tuple[int, int, Event]] = sorted(
+            (
+                (i, chat, events[i])
+                for due in owed.recipients()
+                if (chat := chat_of(due.who)) is not None
+                for i in (*due.private, *due.echo[1:])
+            ),
+            key=lambda said: said[0],
+        )
+        group = owed.due(GROUP)
+        public = [(i, e.text) for i in group.news if (e := events[i]).text is not None]
         rest: dict[int, Later] = {}
         if public:
             asked = _asked(owed, lang)
@@ -135,21 +137,29 @@ class TelegramComposer(Rendering):
                 parts = [part for at, part in later.parts if i < at < later.next_cut(i)]
                 if parts:
                     add("news", to=chat, parts=parts, when=later.when, label=later.label)
-        if owed.link:
+        # The end's reveal, in full, one message: the group's, and every
+        # player's whatever the group.
+        if group.reveal:
+            add("reveal", to=GROUP, when=IF_GROUP, text=_lines(group.reveal, lang))
+        for player in after.players:
+            due, chat = owed.due(player), chat_of(player)
+            if chat is not None and due.reveal:
+                add("reveal", to=chat, when=ALWAYS, text=_lines(due.reveal, lang))
+        if group.link:
             # a campaign starts: the status page's link, for the group or else
             # for each player (made at delivery: adapters/status_link.py)
             add("link", to=GROUP, when=IF_GROUP)
             for player in after.players:
                 chat = chat_of(player)
-                if chat is not None:
+                if chat is not None and owed.due(player).link:
                     add("link", to=chat, when=IF_NO_GROUP)
-        for player in owed.people:
-            if chat_of(player) is None or owed.question(player, _key) is None:
+        for due in owed.recipients():
+            if chat_of(due.who) is None or due.question is None:
                 continue
             keep = None
-            if acting is not None and acting.player == player and acting.message is not None:
+            if acting is not None and acting.player == due.who and acting.message is not None:
                 keep = list(acting.message)
-            add("sync", player=player, keep=keep)
+            add("sync", player=due.who, keep=keep)
         return out
 
     def recover(self, after: Game) -> list[OutboxMessage]:
@@ -250,7 +260,7 @@ def _asked(owed: Owed, lang: str) -> dict[int, set[str]]:
     for player in owed.after.players:
         chat = chat_of(player)
         q = question(owed.after, player)
-        if chat is None or q is None or owed.question(player, _key) is None:
+        if chat is None or q is None or owed.due(player).question is None:
             continue
         out[chat] = {render(c, lang) for c in q.context}
     return out
