@@ -2,8 +2,8 @@
 
 Every key of one game carries the hash tag `{g:ID}`, so a game lives in one
 slot and its commit can be one Lua script: check the idempotency key, check the
-version, RPUSH the log entry, save snapshot and version, remember the key with
-a TTL, write the game's next instant to the deadline index (on one Redis; on a
+version, RPUSH the log entry, save snapshot and version, remember the key until
+its expiry (redis_inputs.py), write the game's next instant to the deadline index (on one Redis; on a
 Cluster around the script: redis_due.py), and for a finished game set the
 expiry, all atomically. The directories
 (join codes, identities, TV tokens, the active set, the outbox's ready
@@ -18,13 +18,17 @@ on a Cluster its ready hints are bumped right before and right after it.
 Keys, under `prefix` (default "muldvarp:"):
   {g:ID}          hash: version, snapshot, initial, code, tv, attr:NAME
   {g:ID}:log      list of JSON log entries
-  {g:ID}:who      set of identities bound to the game (unbound when it ends)
-  {g:ID}:k:KEY    idempotency key -> version it produced (TTL dedupe_ttl)
+  {g:ID}:in       hash, the inputs' bookkeeping (adapters/store/redis_inputs.py):
+                  k:KEY -> "VERSION EXPIRY_MS" (an idempotency key, until its
+                  expiry), w:IDENTITY -> '' (bound to the game; unbound when it
+                  ends), @ -> when the expired keys are next dropped
+  {g:ID}:k:KEY, {g:ID}:who   the same before issue #31's layout: still read
   {g:ID}:outs, {g:ID}:out:CH, {g:ID}:out:CH:keys   the outbox (redis_outbox.py)
   key:KEY         global idempotency key (game creation)
   code:CODE       join code -> game id
   ended:CODE      join code -> the last game that held it and ended (TTL retention)
-  who:IDENTITY    JSON [game id, player id]
+  who#XYZ         hash: identity -> game id, or JSON [game id, player id]
+                  (adapters/store/redis_identities.py; before: who:IDENTITY)
   tv:HASH         TV token hash -> game id
   active          set of unfinished game ids
   {due}, {due}:v, {due}:p   the deadline index (adapters/store/redis_due.py)
@@ -45,9 +49,11 @@ from cachetools import LRUCache
 from redis.asyncio.cluster import RedisCluster
 
 from adapters.redis_url import cluster_client, is_cluster
-from adapters.store import redis_due, redis_outbox
+from adapters.store import redis_due, redis_inputs, redis_outbox
 from adapters.store.redis_due import RedisDue
 from adapters.store.redis_forget import RedisForget
+from adapters.store.redis_identities import RedisIdentities, binding_value
+from adapters.store.redis_inputs import RedisInputs
 from adapters.store.redis_outbox import RedisOutbox
 from gameflow.core.codec import decode_game, encode_game
 from gameflow.core.state import Game
@@ -67,49 +73,61 @@ redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2], 'initial', 
 return 1
 """
 
-# KEYS: game hash, log, idempotency key (or a dummy in the slot), the game's
-#   identity set, then the identity keys of the binds (none on a Cluster),
-#   then the deadline index and its versions (none on a Cluster), then the
-#   outbox's keys from index ARGV[9] on
+# KEYS: game hash, log, the idempotency key as kept before `{g:ID}:in` (read
+#   only; a dummy in the slot without a key), the game's `{g:ID}:in`, its
+#   identity set from before (redis_inputs.py), then per bind the directory's
+#   hash and the identity's key from before (redis_identities.py; none on a
+#   Cluster), then the deadline index and its versions (none
+#   on a Cluster), then the outbox's keys from index ARGV[9] on
 # ARGV: expected version, new version, snapshot, entry, has key, key ttl ms,
 #   retention ms, number of binds n, where the outbox's keys and args start,
 #   the next instant ('' none), where the index's keys are (0: not here), the
-#   game id, then n identities and, unless on a Cluster, their n directory
-#   values, then the outbox's args (redis_outbox.LUA)
+#   game id, the key ('' none), then n identities and, unless on a Cluster,
+#   their n directory values (redis_identities.binding_value), then the outbox's args (redis_outbox.LUA)
 _COMMIT = (
     redis_outbox.LUA
     + redis_due.LUA
+    + redis_inputs.LUA
     + """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return {'missing', -1} end
+local now = input_now()
 if ARGV[5] == '1' then
-  local done = redis.call('GET', KEYS[3])
-  if done then return {'duplicate', tonumber(done)} end
+  local done = input_seen(4, 3, ARGV[14], now)
+  if done then return {'duplicate', done} end
 end
 if v ~= ARGV[1] then return {'conflict', tonumber(v)} end
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'snapshot', ARGV[3])
-if ARGV[5] == '1' then redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[6]) end
+input_migrate(4, 5)
+if ARGV[5] == '1' then input_keep(4, ARGV[14], ARGV[2], tonumber(ARGV[6]), now) end
 local n = tonumber(ARGV[8])
 local ix = tonumber(ARGV[12])
 for i = 1, n do
-  redis.call('SADD', KEYS[4], ARGV[13 + i])
-  if ix > 4 + i then redis.call('SET', KEYS[4 + i], ARGV[13 + n + i]) end
+  redis.call('HSET', KEYS[4], 'w:' .. ARGV[14 + i], '')
+  if ix > 5 + 2 * i then
+    redis.call('HSET', KEYS[4 + 2 * i], ARGV[14 + i], ARGV[14 + n + i])
+    redis.call('DEL', KEYS[5 + 2 * i])
+  end
 end
 index_due(ix, ARGV[11], ARGV[13], ARGV[2])
 outbox(tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[7]))
 if tonumber(ARGV[7]) > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[7])
   redis.call('PEXPIRE', KEYS[2], ARGV[7])
+  redis.call('PEXPIRE', KEYS[4], ARGV[7])
 end
 return {'ok', tonumber(ARGV[2])}
 """
 )
 
+# KEYS: game hash, then its other keys (log, `{g:ID}:in`). ARGV: ttl ms.
 _EXPIRE_GAME = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-if redis.call('PTTL', KEYS[2]) == -1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+for i = 2, #KEYS do
+  if redis.call('PTTL', KEYS[i]) == -1 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+end
 return 1
 """
 
@@ -145,14 +163,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-_UNBIND = """
-local v = redis.call('GET', KEYS[1])
-if not v then return 0 end
-if cjson.decode(v)[1] == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-
 DECODED_REMEMBERED = 2048  # games whose last snapshot text is kept with its state
 
 
@@ -165,7 +175,7 @@ def _swap_args(name: str, old: str | None, new: str) -> list[str]:
     return ["attr:" + name, "1" if old is None else "0", old or "", new]
 
 
-class RedisStore(RedisOutbox, RedisDue, RedisForget):
+class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentities):
     """The GameStore port on Redis (`redis.asyncio`; hiredis parses replies)."""
 
     def __init__(
@@ -190,7 +200,6 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget):
         self._commit = client.register_script(_COMMIT)
         self._expire = client.register_script(_EXPIRE_GAME)
         self._delete_if = client.register_script(_DELETE_IF)
-        self._unbind = client.register_script(_UNBIND)
         self._swap_attr = client.register_script(_SWAP_ATTR)
         self._ack_swap = client.register_script(_ACK_SWAP)
         # game -> (snapshot text, its state) last committed or decoded here
@@ -198,6 +207,8 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget):
         self._init_outbox()
         self._init_due()
         self._init_forget()
+        self._init_inputs()
+        self._init_identities()
 
     @classmethod
     def from_url(cls, url: str, *, max_connections: int = 128, **kwargs: Any) -> RedisStore:
@@ -220,9 +231,6 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget):
 
     def _log(self, game_id: str) -> str:
         return self._game(game_id) + ":log"
-
-    def _key(self, game_id: str, key: str) -> str:
-        return f"{self._game(game_id)}:k:{key}"
 
     def _g(self, name: str) -> str:
         return self.prefix + name
@@ -286,7 +294,8 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget):
     ) -> CommitResult:
         at = due_floor(game) if due is ... else due
         hashed = self._game(game_id)
-        keys = [hashed, hashed + ":log", f"{hashed}:k:{key or ''}", hashed + ":who"]
+        keys = [hashed, hashed + ":log", self._old_key(game_id, key or "")]
+        keys += [self._inputs(game_id), self._old_bound_set(game_id)]
         snapshot = encode_game(game)
         args: list[str | int] = [
             expected,
@@ -302,11 +311,13 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget):
             redis_due.instant(at),
             0,
             game_id,
+            key or "",
         ]
         args.extend(identity for identity, _ in binds)
-        values = [json.dumps([game_id, player]) for _, player in binds]
+        values = [binding_value(game_id, player, identity) for identity, player in binds]
         if not self.cluster:  # a join's binding in the same script: no second round trip
-            keys.extend(self._g("who:" + identity) for identity, _ in binds)
+            for identity, _ in binds:
+                keys += [self.who_hash(identity), self.old_who_key(identity)]
             args.extend(values)
             args[11] = len(keys) + 1  # the deadline index too: one atomic step
             keys.extend(self.due_keys()[:2])
@@ -325,8 +336,8 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget):
         if self.cluster and ((binds and ok) or later):
             async with self.client.pipeline(transaction=False) as pipe:
                 if ok:
-                    for (identity, _), value in zip(binds, values, strict=True):
-                        pipe.set(self._g("who:" + identity), value)
+                    for identity, player in binds:
+                        self.queue_binding(pipe, identity, game_id, player)
                 self.flag_after(pipe, game_id, later, bumps, landed=ok)
                 await pipe.execute()
         if ok and game.over:
@@ -336,10 +347,6 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget):
     async def log(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
         items = await self.client.lrange(self._log(game_id), start, -1)
         return [json.loads(item) for item in items]
-
-    async def applied(self, game_id: str, key: str) -> int | None:
-        value = await self.client.get(self._key(game_id, key))
-        return None if value is None else int(value)
 
     async def expires_in(self, game_id: str) -> float | None:
         ms = await self.client.pttl(self._game(game_id))
@@ -357,16 +364,17 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget):
         ms = _ms(self.retention)
         game = self._game(game_id)
         code, tv = await self.client.hmget(game, ["code", "tv"])
-        await self._expire(keys=[game, self._log(game_id)], args=[ms])
+        await self._expire(keys=[game, self._log(game_id), self._inputs(game_id)], args=[ms])
         await self.finish_outbox(game_id, ms)
         if code is not None:
             await self.client.set(self._g("ended:" + str(code)), game_id, px=ms)
             await self.release_code(str(code), game_id)
         if tv is not None:
             await self.client.pexpire(self._g("tv:" + str(tv)), ms)
-        for identity in await self.client.smembers(game + ":who"):
-            await self.unbind(str(identity), game_id)
-        await self.client.delete(game + ":who")
+        identities = await self.bound(game_id)
+        for identity in identities:
+            await self.unbind(identity, game_id)
+        await self.drop_bound(game_id, identities)
         index, versions, _ = self.due_keys()
         async with self.client.pipeline(transaction=False) as pipe:
             pipe.zrem(index, game_id)
@@ -402,24 +410,6 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget):
 
     async def release_code(self, code: str, game_id: str) -> None:
         await self._delete_if(keys=[self._g("code:" + code)], args=[game_id])
-
-    async def bind(self, identity: str, game_id: str, player: str) -> None:
-        # One round trip instead of two (every join pays it). Not a transaction:
-        # the two keys live in different slots of a Redis Cluster.
-        async with self.client.pipeline(transaction=False) as pipe:
-            pipe.set(self._g("who:" + identity), json.dumps([game_id, player]))
-            pipe.sadd(self._game(game_id) + ":who", identity)
-            await pipe.execute()
-
-    async def whereis(self, identity: str) -> tuple[str, str] | None:
-        value = await self.client.get(self._g("who:" + identity))
-        if value is None:
-            return None
-        game_id, player = json.loads(value)
-        return str(game_id), str(player)
-
-    async def unbind(self, identity: str, game_id: str) -> bool:
-        return bool(await self._unbind(keys=[self._g("who:" + identity)], args=[game_id]))
 
     async def set_tv(self, token_hash: str, game_id: str) -> None:
         await self.client.set(self._g("tv:" + token_hash), game_id)
