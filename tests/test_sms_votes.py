@@ -24,6 +24,7 @@ from gameflow.core.engine import apply, legal, new_game
 from gameflow.core.events import Kind
 from gameflow.core.result import Accepted
 from gameflow.core.text import Msg
+from gameflow.games.station.counted import VOTES, counted
 from gameflow.games.station.flow import last_tally
 from gameflow.games.station.state import MISSION, VOTE
 from gameflow.i18n import render
@@ -161,13 +162,13 @@ def test_votes_answers_what_the_vote_announced(seed: int) -> None:
     for state, events in ends:
         told = [e.text for e in events if e.kind is Kind.ANNOUNCE and e.text is not None]
         assert last_tally(state) == told[0]  # the vote's end announces its tally first
-        if told[0].msgid != short.VOTES:
+        if told[0].msgid != VOTES:
             continue  # "Nobody voted."
         groups = told[0].param("votes")
-        counted = short.tally(told[0]).param("votes")
-        assert isinstance(groups, tuple) and isinstance(counted, tuple)
-        assert len(groups) == len(counted)
-        for group, count in zip(groups, counted, strict=True):
+        counts = counted(told[0]).param("votes")
+        assert isinstance(groups, tuple) and isinstance(counts, tuple)
+        assert len(groups) == len(counts)
+        for group, count in zip(groups, counts, strict=True):
             assert isinstance(group, Msg) and isinstance(count, Msg)
             names = group.param("names")
             assert isinstance(names, tuple) and count.param("n") == len(names)

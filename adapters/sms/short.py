@@ -4,15 +4,12 @@ SMS costs money per segment (issue #16: at most five a player-round in a
 7-player Station game), and what a text says at one moment is read on a small
 screen. The game's texts are written for the TV and Telegram; a few that every
 player gets every round have a shorter SMS form with the same parameters
-(the game's `short_forms`: "Round 2/6: …" for "Round 2 of 6: …"), and a vote's tally, which
-there names every voter ("Votes: Bo (Ana, Cy, Dag), Nobody (Eli, Fred)"), is
-counted.
-By SMS a live game's tally gives the counts ("Votes: Bo 3, Nobody 2"), and who
-voted for whom is one text away: VOTES (STEMMER, GLASOVI) answers with the
-last tally in full (`adapters.sms.inbound`). A campaign, a round a day with
-players at home and no table to look around, keeps the names
-(`names_in_tally`). The short form is built from the announcement's own
-parameters, so it can never say anything the full one does not.
+(the game's `short_forms`: "Round 2/6: …" for "Round 2 of 6: …"), and a vote's
+tally, which there names every voter, is counted by the game's `sms_counted`.
+Who voted for whom is then one text away: VOTES (STEMMER, GLASOVI) answers
+with the last tally in full (`adapters.sms.inbound`). A campaign, a round a day
+with players at home and no table to look around, keeps the names
+(`names_in_tally`).
 """
 
 from __future__ import annotations
@@ -20,14 +17,8 @@ from __future__ import annotations
 from gameflow.core import registry
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, Msg
 
-# The Station's tally (gameflow/games/station/flow.py `votes_text`).
-VOTES = "Votes: {votes}."
-GROUP = "{choice} ({names})"
-MISSING = "no vote: {names}"
-COUNT = N_("{choice} {n}")
-MISSING_COUNT = N_("no vote {n}")
 # Said once, with the first round's result, where it costs no segment of its own.
 HINT = N_("Text VOTES to see who voted for whom.")
 NO_TALLY = N_("No vote to show yet.")
@@ -37,27 +28,6 @@ def names_in_tally(game: Game) -> bool:
     """Whether `game`'s SMS tallies name the voters: in a campaign, or with the
     option `sms_vote_names`."""
     return bool(game.option("sms_vote_names", False) or game.option("pacing") == "campaign")
-
-
-def tally(text: Msg) -> Msg:
-    """The tally `text` with counts instead of the voters' names."""
-    groups = text.param("votes")
-    if text.msgid != VOTES or not isinstance(groups, tuple):
-        return text
-    parts: list[Msg] = []
-    for group in groups:
-        names = group.param("names") if isinstance(group, Msg) else None
-        if not isinstance(group, Msg) or not isinstance(names, tuple):
-            return text  # not a form this knows: keep it whole
-        if group.msgid == GROUP:
-            choice = group.param("choice")
-            assert choice is not None
-            parts.append(msg(COUNT, choice=choice, n=len(names)))
-        elif group.msgid == MISSING:
-            parts.append(msg(MISSING_COUNT, n=len(names)))
-        else:
-            return text
-    return msg(VOTES, votes=tuple(parts))
 
 
 # The shorter SMS forms of a game's texts of every round (same parameters,
@@ -80,9 +50,12 @@ def superseded(events: tuple[Event, ...], who: str) -> frozenset[str]:
 
 def form(game: Game, text: Msg) -> Msg:
     """`text` as an SMS says it."""
-    if text.msgid == VOTES:
-        return text if names_in_tally(game) else tally(text)
-    short = registry.get(game.kind).words.short_forms.get(text.msgid)
+    words = registry.get(game.kind).words
+    if words.sms_counted is not None and not names_in_tally(game):
+        counted = words.sms_counted(text)
+        if counted is not text:
+            return counted
+    short = words.short_forms.get(text.msgid)
     if short is None:
         return text
     return short._replace(params=text.params, n=text.n)

@@ -86,6 +86,9 @@ class Words:
     short_forms: Mapping[str, Msg] = field(default_factory=dict)
     # SMS: a private line's msgid -> the public line's msgid it says all of.
     supersedes: Mapping[str, str] = field(default_factory=dict)
+    # SMS: a vote's tally with counts for the voters' names (a live game's
+    # form; VOTES gives it in full), any other text as it is; None: no tally.
+    sms_counted: Callable[[Msg], Msg] | None = None
     # TV: the screen's own labels by key (its template's `t(key)`), beside
     # the page's (adapters/tv/texts.py).
     tv_texts: Mapping[str, str] = field(default_factory=dict)

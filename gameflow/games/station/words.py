@@ -17,6 +17,7 @@ from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.station import texts
 from gameflow.games.station.actions import Choose
+from gameflow.games.station.counted import counted
 
 ROUND_CHOICE: Final = N_("Round {round}: make your choice.")
 
@@ -176,4 +177,5 @@ WORDS: Final = Words(
         "secret": N_("No secret action"),
     },
     sms_none_words={"partner": N_("no partner")},
+    sms_counted=counted,
 )
