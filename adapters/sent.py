@@ -1,22 +1,10 @@
 """What each recipient was last delivered: one record per game, every channel.
 
-Telegram's open prompts (adapters/telegram/record.py) and the SMS sheets last
-texted (adapters/sms/renderer.py, `SentSheets`) were two game attributes
-(`tg:open`, `sms:sheets`) changed by the same compare-and-set. They are one
-now, the game's attribute `sent`, a JSON object with a part per channel:
-
-    {"tg": <the open-prompt record>, "sms": <the record of texted sheets>}
-
-Each channel reads and changes its own part, in the format it had alone, and
-swaps the whole attribute (`GameStore.swap_attr`): a change of one part
-never loses another's, and a read of the game with its record
-(`GameStore.load_with`) brings every channel's.
-
-Games in flight when this came in still hold the two old attributes: the
-first read that finds no `sent` but an old attribute moves them into `sent`
-(one compare-and-set from nothing; whoever wins, everyone reads the result).
-A worker of the version before writes the old attributes only: upgrade all
-workers together (docs/operators.md).
+One game attribute, `sent`, a JSON object with a part per channel
+(`{"tg": ..., "sms": ...}`), changed by compare-and-set (`GameStore.swap_attr`)
+so that one channel's change never loses another's, and read with the game in
+one round trip (`GameStore.load_with`). A game from before the one record
+(attributes `tg:open`, `sms:sheets`) has them moved into it on its first read.
 """
 
 from __future__ import annotations

@@ -1,46 +1,12 @@
-"""SMS delivery from the durable outbox: any worker sends what any commit decided.
+"""SMS delivery from the durable outbox: any worker texts what any commit decided.
 
-The texts of a commit are written with it (adapters/sms/renderer.py,
-`SmsComposer`); this loop, in every worker, finds the games with texts to
-send (`outbox_ready("sms")`), takes a game's next batch, sends each text
-through Twilio (adapters/sms/outbound.py: the sender's pace, 429s and outages
-waited out) and acks it with Twilio's SID once Twilio accepted it. Then no
-worker's death loses a text: a batch its consumer holds unacked for
-`min_idle` seconds is handed to the next worker that asks, unacked rest
-first. A worker killed between Twilio's accept and its ack leaves that one
-text to be sent again (at most once more per crash): the only duplicate.
-
-What needs I/O is decided here, at delivery time, not in the commit: the
-player's number (the directory's, so a number changed since is used) and
-STOP (a player who opted out meanwhile is skipped: acked as skipped, their
-private lines are not sent anywhere else). Both are read for the whole batch
-in one round trip as it starts (`Numbers`), and read again for a text when
-that read is older than `FRESH` seconds by the sender's clock: a batch at a
-long code's pace of one a second lasts long enough for a STOP to come in
-during it, and the rest of the batch to that player then stays unsent, while
-a batch that Twilio takes at once (a phase change's texts to the table) costs
-one read, not one a text. The record of the sheet last
-texted (`SentSheets`) is written just before the text that carries it is
-handed to Twilio, so an answer to a text on the phone never meets an older
-record; a crash between the record and the send writes it again on the
-redelivery.
-
-A batch is sent in order, one text at a time, and acked text by text: a
-text's ack goes with the record of the sheet the next entry carries, in one
-round trip (`GameStore.ack_and_swap`), or alone, but always before the next
-text is handed to Twilio; games
-are delivered in parallel (`parallel` at once), and one game has one batch
-out at a time (the store's rule), so a menu never overtakes the result it
-follows. Sending one game's texts one by one costs nothing at an SMS sender's
-pace (a long code sends one a second, whatever the parallelism), and keeps
-what a kill can duplicate to one text per game being delivered. While a batch is out its hold is renewed
-(`renew`), so a long wait on the sender's pace or on a 429 is not taken for
-death. The first batch after a campaign's quiet hours (adapters/outbox_loop.py
-holds a game in them) is merged instead: each player's texts of the night are
-joined and cut again at line ends, so a night of commits costs as few texts as
-it fits in. The loop itself (waking on this worker's commits, `notify`, polling
-for other workers', the backstop scan, taking and renewing batches) is the
-one every channel shares: adapters/outbox_loop.py.
+A text is acked with Twilio's SID once Twilio took it, one by one and in
+order, so a worker's death loses none and can duplicate only the text in
+flight. What needs I/O is read here, not in the commit: the number and STOP
+(a number changed or a STOP texted meanwhile is honoured), and the status
+page's link. The record of the menu last texted is written just before the
+text that carries it, so an answer never meets an older record. A campaign's
+texts held over its quiet hours are merged per player.
 """
 
 from __future__ import annotations

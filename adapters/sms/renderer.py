@@ -1,42 +1,11 @@
-"""The SMS composer: for every commit, one text per SMS player who has news.
+"""The SMS renderer: what a commit owes each SMS player (adapters/owed.py), as texts.
 
-A player's text for one commit holds, in this order: the public news of the
-commit (a player on a dumb phone has no TV: the votes, the results, who sits
-out, the end reveal), their private lines (their role, what a card showed
-them), and their question when it changed. The question is a view: the
-composer computes every SMS player's sheet (`adapters.sms.sheet`) before and
-after the commit and compares their keys; a changed or renumbered question is
-texted again, an unchanged one is not. PROMPT events are no longer what
-triggers a menu.
-
-The texts are decided before the commit and written with it (the durable
-outbox, service/compose.py): `SmsComposer.compose` is pure, and its messages
-name the player, not the phone; the delivery (adapters/sms/delivery.py)
-resolves the number and checks STOP when it sends, so a number changed or a
-STOP texted meanwhile is honoured. Keys are `{version}:{player}:{chunk}`.
-
-What the player was last texted is recorded by the delivery (`SentSheets`,
-adapters/sms/sent_sheets.py, re-exported here); the gateway reads answers
-against the current state, and refuses a number typed while that state's
-question is not yet texted. The composer is the SMS renderer of what a
-commit owes (adapters/owed.py), which decides it for every channel.
-
-SMS costs per segment (issue #16: five a round for a 7-player Station game),
-so nothing is sent twice: a news line that a later line of the same text
-repeats or begins with (the vote's announcement and the vote's own question)
-is left out. A player's own answer is not echoed back in a live game: the
-game's «Choice locked…», «Vote locked…» would cost a text per answer, the
-answer can't be changed anyway, and the next text (the result, or the next
-question) follows within minutes. An answer that was not taken is always
-answered, and a player who texts again is told their answer is in
-(`closed`). A campaign, where the next text may be hours away, keeps the echo.
-The gateway says who is answering: the service's explicit `Origin`
-(service/compose.py), an answer's with its phase (`seq`).
-
-Lobby news (who joined) is not texted: the joiner gets a welcome, and the role
-card stays one segment. A recipient who said STOP is skipped: their private
-information is not sent anywhere else instead. A text longer than three
-segments is split at line ends.
+A text costs per segment (issue #16), so a player's text for one commit says
+each thing once: the public news in its short forms, their private lines, and
+their menu when what they can answer changed. Lobby news stays in the lobby, a
+live game does not echo a player's own answer (the next text is minutes away),
+and a text longer than three segments is split at line ends. Texts name the
+player, not the phone: the delivery reads the number and STOP when it sends.
 """
 
 from __future__ import annotations

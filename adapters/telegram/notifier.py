@@ -1,26 +1,11 @@
-"""The Telegram notifier: the sending side of the adapter, for the outbox
-delivery (delivery.py) and the handlers' own replies.
+"""How the Telegram adapter says things: the outbound side of the delivery
+(delivery.py) and of the handlers' own replies.
 
-What a commit makes the bot say is decided in the commit (compose.py) and
-delivered from the durable outbox; this module holds how it is said:
-
-- The open question is a view (`gameflow.core.question`): a `sync` entry
-  makes the delivery ask the player's question in the state it loads and
-  compare its key with the key of the prompt last sent them (the store's
-  open-prompt record, record.py). A changed key means a new prompt, and the
-  old one loses its keyboard; a closed question means the keyboard goes. So
-  nobody is waited for without their latest message holding the question, and
-  a question never changes under a player without a new message.
-- `say`, `private`: a message to one chat; secrets go with `protect_content`
-  (no forwarding, no saving).
-- `news` (news.py): public news, merged per chat, so a group is never more
-  than one message behind.
-- `notify`, the service's port: wakes the delivery after a commit, and puts
-  the scheduler's reminders (no commit) into the outbox.
-
-Only Telegram identities (`tg:<user id>`) are served; players on other channels
-are someone else's business. Everything is queued on the outbound queue, never
-sent inline.
+A question is a view, so `sync` brings a player's prompt in step with their
+question in the state loaded at delivery (the open-prompt record, record.py):
+a new prompt when it changed, the old keyboard taken away, so nobody is waited
+for whose latest message does not hold their question. Everything is queued
+on the outbound queue (outbound.py), never sent inline.
 """
 
 from __future__ import annotations

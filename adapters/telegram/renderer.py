@@ -1,44 +1,12 @@
-"""The Telegram composer: the messages a commit causes, written with it.
+"""The Telegram renderer: what a commit owes each chat (adapters/owed.py), as
+outbox entries.
 
-What the bot says is state (issue #19). For every input the service is
-about to commit, `TelegramComposer.compose(before, after, events)` decides
-the Telegram messages the transition causes, and the service writes them in
-the same atomic step as the input (the durable outbox, service/compose.py).
-Any worker then delivers them (adapters/telegram/delivery.py), so a worker
-killed after acknowledging an input can no longer lose the role cards,
-results or questions it caused.
-
-The composer is pure (no I/O, no clock): what needs I/O is left to the
-delivery, at delivery time:
-
-- `say`: a private message (a TELL, a HOST line), rendered here; secrets go
-  with `protect_content`.
-- `news`: the public news of the moment, for "the game's group" (resolved by
-  the delivery from the store's group record; skipped when there is none), and
-  for each player and the host "unless there is a group" (a game played in
-  private chats); the end reveal reaches every player whatever. Runs of joins
-  are kept as joins, so that the delivery's merge (news.py) still reads
-  "Ana, Bo and Cy joined (5 players)." across commits. `extra` lines (a host
-  command's confirmation) go to that chat even when the news itself is skipped.
-  A chat's news is cut at its own private lines, so the chat reads the events
-  in their order; a line the player's new question says anyway (the vote's
-  "Vote: who sits out...?") is left to that prompt.
-- `sync`: a Telegram player's question changed (its key before and after the
-  commit differ). The question is a view: the delivery draws it from the
-  state it loads at delivery time, compares it with the open-prompt record
-  (record.py) and sends it, or takes the old keyboard away. `keep` names the
-  message the player tapped to answer (its handler rewrites it).
-- `remind`: a scheduler's reminder (appended with no commit, `reminder`).
-- `link`: a campaign has started: the status page's link, for the group or,
-  without one, for each player (adapters/status_link.py; the link is made at
-  delivery).
-
-Keys are `{version}:{n}`, unique per game and channel, so that composing the
-same commit twice (a lost version race) writes it once. Who made the input
-is the service's explicit `Origin` (service/compose.py): the TELL that echoes
-a player's own tap is not composed (`echo_of`: the handler puts it into the
-message tapped), and a host command's confirmation (`Origin.confirm`) joins
-the news for the host's chat (`confirmed` tells the handler it did).
+`say` a private line; `news` public lines, for the group or, without one, for
+each player and the host (merged per chat at delivery, news.py); `reveal` the
+end's, one message; `link` the status page; `sync` a question that changed,
+drawn with its keyboard from the state at delivery. Whether a game has a group
+is I/O, so an entry says where it goes with or without one (`when`). Keys are
+`{version}:{n}`: rendering one commit twice writes it once.
 """
 
 from __future__ import annotations
