@@ -25,7 +25,7 @@ from adapters.telegram import labels
 from adapters.telegram.help import help_text
 from gameflow.core import registry
 from gameflow.core.definition import GameDefinition, Words
-from gameflow.i18n import LANGUAGES, render
+from gameflow.i18n import LANGUAGES, catalogs, render
 
 pytestmark = pytest.mark.core
 
@@ -187,3 +187,22 @@ def test_the_shared_tables_hold_no_games_words() -> None:
         assert not own & set(texts), (rel, own & set(texts))
         named = [t for t in texts if set(re.findall(r"\w+", grammar.fold(t))) & names]
         assert not named, (rel, named)
+
+
+def test_the_games_new_words_are_in_their_own_catalogs() -> None:
+    """A game's keyword, yes/no words and empty-field words are msgids of its
+    own domain (the catalog test checks that they are translated there)."""
+    for game in registry.all_games():
+        w = game.words
+        texts = {
+            w.keyword,
+            *w.bool_words.values(),
+            *w.none_labels.values(),
+            *w.sms_none_words.values(),
+        } - {""}
+        assert w.keyword, game.kind
+        for lang in LANGUAGES:
+            catalog = catalogs.load(game.domain, lang)
+            assert catalog is not None, (game.kind, lang)
+            known = {catalogs.key_of(m) for m in catalog if m.id}
+            assert texts <= known, (game.kind, lang, texts - known)
