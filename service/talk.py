@@ -83,6 +83,12 @@ WARNING = N_(
 )
 TEXTS_OFF = N_("Talk texts are off: you get only the game's own texts. UNMUTE turns them on.")
 TEXTS_ON = N_("Talk texts are on again.")
+HUSHED = N_("The host has muted you: what you say is not relayed for now.")
+HUSH_DONE = N_("{name} is muted: what they say is not relayed until you unmute them.")
+HUSH_UNDONE = N_("{name} may talk again.")
+HUSH_USAGE = N_("Use /mute NAME to mute a player's talk, and /unmute NAME to let them talk again.")
+NO_SUCH_PLAYER = N_("There is no player called {name}.")
+ONLY_HOST = N_("Only the host can do that.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +183,8 @@ def _record(raw: str | None) -> dict[str, Any]:
 def flood(rec: dict[str, Any], player: str, now: float) -> Msg | None:
     """Count one line of `player` at `now` into `rec` (changed in place);
     the refusal when it is one too many (a warning, then a mute)."""
+    if player in rec.get("hushed", []):
+        return msg(HUSHED)
     mine = rec.setdefault("flood", {}).setdefault(player, {})
     until = float(mine.get("until", 0.0))
     if now < until:
@@ -302,4 +310,33 @@ async def texts(store: Any, game: Game, player: str, on: bool) -> Msg:
         rec["off"] = sorted(off)
         if await store.swap_attr(game.id, ATTR, raw_rec, json.dumps(rec)):
             return msg(TEXTS_ON if on else TEXTS_OFF)
+    raise RuntimeError(f"{game.id}: talk record contended {TRIES} times")
+
+
+def player_named(game: Game, name: str) -> str | None:
+    """The seated player whose game name is `name` (any case), if one is."""
+    want = " ".join(name.split()).casefold()
+    return next(
+        (p for p, n in zip(game.players, game.names, strict=True) if n.casefold() == want), None
+    )
+
+
+async def hush(store: Any, game: Game, by: str, name: str, on: bool) -> Msg:
+    """The host mutes (`on`) or unmutes a player's talk, by their game name:
+    their lines are refused (with HUSHED) until unmuted; the reply."""
+    if by != game.host:
+        return msg(ONLY_HOST)
+    if not name.strip():
+        return msg(HUSH_USAGE)
+    target = player_named(game, name)
+    if target is None:
+        return msg(NO_SUCH_PLAYER, name=name.strip())
+    for _ in range(TRIES):
+        raw_rec = await store.get_attr(game.id, ATTR)
+        rec = _record(raw_rec)
+        hushed = set(rec.get("hushed", []))
+        (hushed.add if on else hushed.discard)(target)
+        rec["hushed"] = sorted(hushed)
+        if await store.swap_attr(game.id, ATTR, raw_rec, json.dumps(rec)):
+            return msg(HUSH_DONE if on else HUSH_UNDONE, name=game.name_of(target))
     raise RuntimeError(f"{game.id}: talk record contended {TRIES} times")

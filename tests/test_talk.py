@@ -21,7 +21,7 @@ from tests.campaign_helpers import oslo
 from tests.fake_telegram import FakeBotApi, serving
 from tests.fake_twilio import FakeTwilio
 from tests.store_helpers import run
-from tests.talk_table import SMS, TG, TalkTable, sms_id
+from tests.talk_table import HOST, SMS, TG, TalkTable, sms_id
 
 pytestmark = [pytest.mark.telegram, pytest.mark.sms]
 
@@ -220,5 +220,28 @@ def test_a_tempted_player_joins_the_traitors_talk_and_a_refuser_never_sees_it(
             assert back == want, back
             if not accept:
                 assert "closed" in fake.to(GUS)[-1]
+
+    run(main())
+
+
+def test_the_host_mutes_and_unmutes_a_player(tmp_path: Path, fake: FakeTwilio) -> None:
+    async def main() -> None:
+        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
+            await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"})
+            await t.h.command(102, "Cy", "/mute Bo")
+            assert api.texts(102)[-1] == "Only the host can do that."
+            await t.h.command(HOST, "Hana", "/mute Nobody")
+            assert "no player called Nobody" in api.texts(HOST)[-1]
+            await t.h.command(HOST, "Hana", "/mute bo")  # any case
+            assert "Bo is muted" in api.texts(HOST)[-1]
+            await t.tg_say(101, "you cannot stop me")
+            assert "host has muted you" in api.texts(101)[-1]
+            await t.text(ELI, "SAY me neither")  # others still talk
+            assert t.got("you cannot stop me") == dict.fromkeys(EVERYONE, 0)
+            assert t.got("Eli: me neither")["tg:101"] == 1
+            await t.h.command(HOST, "Hana", "/unmute Bo")
+            assert "Bo may talk again" in api.texts(HOST)[-1]
+            await t.tg_say(101, "thank you")
+            assert t.got("Bo: thank you")[sms_id(ELI)] == 1
 
     run(main())

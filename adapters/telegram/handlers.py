@@ -87,6 +87,7 @@ MENU = (
     ("advance", N_("Host: end this phase now")),
     ("move", N_("Host, campaign: move a window, /move vote 21:30")),
     ("end", N_("Host: end the game")),
+    ("mute", N_("Host: mute a player's talk, /mute NAME (/unmute NAME)")),
 )
 
 
@@ -357,6 +358,19 @@ class Telegram(Hosting, Presses):
         elif said.reply is not None:
             self.reply(update.effective_chat, render(said.reply, game.lang))
 
+    async def mute(self, update: Update, context: Context) -> None:
+        """`/mute NAME`, `/unmute NAME`: the host stops or restarts the relay
+        of a player's talk (service/talk.py)."""
+        found = await self.sender_game(update)
+        if found is None:
+            return
+        chat, game, me = found
+        message = update.effective_message
+        on = not (message is not None and (message.text or "").startswith("/unmute"))
+        name = " ".join(context.args or [])
+        reply = await talk.hush(self.service.store, game, me, name, on)
+        self.reply(chat, render(reply, game.lang))
+
     def __post_init__(self) -> None:
         # This channel's side of the players' talk (service/talk.py).
         talk.add_talker(self.service.talkers, TelegramTalker(self._wake_delivery))
@@ -445,6 +459,8 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         "away": tg.away,
         "move": tg.move,
         "help": tg.help,
+        "mute": tg.mute,
+        "unmute": tg.mute,
     }
     # Commands and words count only from new messages: an edited /end must not
     # end a game (PTB's handlers take edits too unless told otherwise).
