@@ -62,8 +62,9 @@ def public_status(game: Game, lines: Lines) -> list[str]:
     public = view(game, None)
     own = public.get(game.kind, {}) if isinstance(public.get(game.kind), dict) else {}
     out = []
-    if "ready" in own and "expected" in own:
-        out.append(lines.t("ready", ready=own["ready"], expected=own["expected"]))
+    expected = own.get("expected", own.get("active"))  # the games name it either way
+    if "ready" in own and isinstance(expected, int):
+        out.append(lines.t("ready", ready=own["ready"], expected=expected))
     if own.get("awaiting"):
         out.append(lines.t("awaiting", names=lines.names(own["awaiting"])))
     return out

@@ -86,5 +86,9 @@
     swap(data.html);
   });
   source.addEventListener("gone", function () { source.close(); location.reload(); });
-  source.onerror = function () { lost.hidden = false; };
+  source.onerror = function () {
+    lost.hidden = false;
+    // Refused for good (a rotated link answers 404): the page itself says so.
+    if (source.readyState === EventSource.CLOSED) setTimeout(function () { location.reload(); }, 1000);
+  };
 })();

@@ -1,0 +1,299 @@
+"""The game master's console over HTTP (issue #32 item 1), in process: its
+links (one game each, only a hash stored, rotation), its protections against
+cross-site requests, its controls (offered only when they apply, applied once
+per request id through the game service) and which console sees secrets.
+The browser tests are in tests/test_console_browser.py."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from adapters.console.tokens import HASH_ATTR, MODE_ATTR
+from bots.app import Runtime, create_app
+from gameflow.core import actions as A
+from gameflow.core.engine import view
+from gameflow.core.state import HOST_VIEW, Game
+from tests.console_helpers import HOST, made, path_of, runtime
+from tests.store_helpers import run
+
+BASE = "http://muldvarp.test"
+SAME = {"Origin": BASE, "Sec-Fetch-Site": "same-origin", "Accept": "application/json"}
+
+
+@asynccontextmanager
+async def client(rt: Runtime) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(rt)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=BASE) as c:
+            yield c
+
+
+def csrf_of(html: str) -> str:
+    found = re.search(r'<meta name="csrf" content="([^"]+)"', html)
+    assert found is not None, html[:500]
+    return found.group(1)
+
+
+def kinds_of(html: str) -> list[str]:
+    return re.findall(r'<details class="control[^"]*" data-kind="([a-z_]+)"', html)
+
+
+def text_of(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+async def page(c: httpx.AsyncClient, path: str) -> tuple[str, str]:
+    r = await c.get(path)
+    assert r.status_code == 200, r.text[:300]
+    return r.text, csrf_of(r.text)
+
+
+def test_a_link_opens_its_own_game_only_and_only_its_hash_is_kept(tmp_path: Path) -> None:
+    async def main() -> None:
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            station = await made(rt, "station", names=("Ana", "Bo", "Cy", "Dag", "Eli"))
+            traitors = await made(rt, "traitors", names=("Per", "Kari", "Ola", "Liv", "Siv", "Tor"))
+            assert rt.console is not None
+            one = path_of(await rt.console_link(station))
+            other = path_of(await rt.console_link(traitors))
+            html, _ = await page(c, one)
+            shown = text_of(html)
+            assert all(n in shown for n in ("Ana", "Bo", "Cy", "Dag", "Eli"))
+            assert not any(n in shown for n in ("Per", "Kari", "Ola", "Liv", "Siv", "Tor"))
+            assert "Station" in shown and "Traitors" not in shown
+            # one game's secret under another game's id opens nothing
+            secret = one.rsplit(".", 1)[1]
+            forged = other.rsplit(".", 1)[0] + "." + secret
+            for bad in (forged, one + "x", one[:-1], "/console/nothing", one.replace(".", "-")):
+                assert (await c.get(bad)).status_code == 404, bad
+            # only a hash is kept, never the secret
+            stored = await rt.store.get_attr(station.id, HASH_ATTR)
+            assert stored is not None and secret not in stored and len(stored) == 64
+            # a second link works beside the first; rotating kills both
+            second = path_of(await rt.console_link(station))
+            assert (await c.get(one)).status_code == 200
+            assert (await c.get(second)).status_code == 200
+            fresh = path_of(await rt.console_link(station, True))
+            assert (await c.get(one)).status_code == 404
+            assert (await c.get(second)).status_code == 404
+            assert (await c.get(f"{one}/events")).status_code == 404
+            assert (await c.get(fresh)).status_code == 200
+            assert (await c.get(other)).status_code == 200  # the other game's link lives on
+
+    run(main())
+
+
+def test_cross_site_posts_are_refused_and_change_nothing(tmp_path: Path) -> None:
+    async def main() -> None:
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            game = await made(rt, "station")
+            elsewhere = await made(rt, "resistance")
+            path = path_of(await rt.console_link(game))
+            _, csrf = await page(c, path)
+            _, foreign = await page(c, path_of(await rt.console_link(elsewhere)))
+            form = {"csrf": csrf, "rid": "request-0001", "kind": "pause"}
+            attempts: list[tuple[dict[str, str], dict[str, str]]] = [
+                ({**SAME, "Sec-Fetch-Site": "cross-site"}, form),
+                ({**SAME, "Sec-Fetch-Site": "same-site"}, form),
+                ({**SAME, "Origin": "https://evil.example"}, form),
+                ({**SAME, "Origin": "null"}, form),
+                (SAME, {**form, "csrf": ""}),
+                (SAME, {k: v for k, v in form.items() if k != "csrf"}),
+                (SAME, {**form, "csrf": csrf[:-1] + ("0" if csrf[-1] != "0" else "1")}),
+                (SAME, {**form, "csrf": foreign}),  # another console's token
+            ]
+            for headers, data in attempts:
+                r = await c.post(path, data=data, headers=headers)
+                assert r.status_code == 403, (headers, data, r.text)
+            after = await rt.store.load(game.id)
+            assert after is not None and after.version == game.version and not after.phase.paused
+            # the same request, same-site with its page's token, applies
+            r = await c.post(path, data=form, headers=SAME)
+            assert r.status_code == 200 and r.json()["ok"], r.text
+
+    run(main())
+
+
+def test_a_control_applies_once_per_request_id(tmp_path: Path) -> None:
+    async def main() -> None:
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            game = await made(rt, "resistance")
+            path = path_of(await rt.console_link(game))
+            html, csrf = await page(c, path)
+            assert "pause" in kinds_of(html) and "resume" not in kinds_of(html)
+            form = {"csrf": csrf, "rid": "tap-twice-01", "kind": "pause"}
+            first = await c.post(path, data=form, headers=SAME)
+            assert first.json() == {"ok": True, "notice": "Done: Pause"}
+            again = await c.post(path, data=form, headers=SAME)  # a double tap, a resend
+            assert again.json() == {"ok": True, "notice": "Already done."}
+            after = await rt.store.load(game.id)
+            assert after is not None and after.phase.paused and after.version == game.version + 1
+            html, _ = await page(c, path)
+            assert "resume" in kinds_of(html) and "pause" not in kinds_of(html)
+            # without JavaScript the form posts the same way and gets the page back
+            plain = {**SAME, "Accept": "text/html"}
+            r = await c.post(
+                path, data={**form, "rid": "plain-form-1", "kind": "resume"}, headers=plain
+            )
+            assert r.status_code == 200 and "Done: Resume" in r.text
+            resumed = await rt.store.load(game.id)
+            assert resumed is not None and not resumed.phase.paused
+
+    run(main())
+
+
+def test_a_control_that_cannot_apply_is_not_offered_nor_taken(tmp_path: Path) -> None:
+    async def main() -> None:
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            lobby = await made(rt, "station", start=False, names=("Ana", "Bo", "Cy"))
+            # three of five players: no start, only removing a player
+            path = path_of(await rt.console_link(lobby))
+            html, csrf = await page(c, path)
+            assert kinds_of(html) == ["kick"]
+            r = await c.post(
+                path, data={"csrf": csrf, "rid": "start-too-soon", "kind": "start"}, headers=SAME
+            )
+            assert r.status_code == 409 and not r.json()["ok"]
+            # a running Station mission: nobody has answered, so no early advance
+            game = await made(rt, "station")
+            path = path_of(await rt.console_link(game))
+            html, csrf = await page(c, path)
+            assert set(kinds_of(html)) == {"pause", "end"}, kinds_of(html)
+            for kind in ("advance_early", "resume", "start", "set_option", "murder_free"):
+                data = {"csrf": csrf, "rid": f"not-now-{kind}", "kind": kind}
+                r = await c.post(path, data=data, headers=SAME)
+                assert r.status_code == 409, (kind, r.text)
+            after = await rt.store.load(game.id)
+            assert after is not None and after.version == game.version
+
+    run(main())
+
+
+def tv_page(html: str) -> str:
+    """The TV page without what moves with the wall clock (its timer)."""
+    html = re.sub(r'data-now="[^"]*"', "", html)
+    return re.sub(r">\d+(:\d\d)+<", "><", html)
+
+
+def _role_lines(game: Game) -> list[str]:
+    st: Any = game.rules
+    return [f"{game.names[s]}: {st.role[s]}" for s in range(len(game.players))]
+
+
+def test_secrets_reach_only_the_non_playing_game_masters_console(tmp_path: Path) -> None:
+    async def main() -> None:
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            gm_game = await made(rt, "traitors")
+            played = await made(rt, "traitors", host_plays=True)
+            station = await made(rt, "station", host_plays=True)
+            assert await rt.store.get_attr(gm_game.id, MODE_ATTR) is None  # fixed at the first link
+            for game in (gm_game, played, station):
+                tv = await rt.tv.issue(game.id)
+                before_tv = tv_page((await c.get(f"/tv/{tv}")).text)
+                viewers = [None, HOST_VIEW, *game.players]
+                before = [view(game, v) for v in viewers]
+                html, _ = await page(c, path_of(await rt.console_link(game)))
+                shown = text_of(html)
+                after = await rt.store.load(game.id)
+                assert after == game  # opening the console changes nothing
+                assert [view(after, v) for v in viewers] == before
+                after_tv = tv_page((await c.get(f"/tv/{tv}")).text)
+                assert after_tv == before_tv
+                roles = _role_lines(game) if game.kind == "traitors" else []
+                if game is gm_game:
+                    assert "you see every secret" in shown
+                    assert "Roles" in shown and "Shield:" in shown
+                    for line in roles:
+                        assert line in shown, line
+                    assert await rt.store.get_attr(game.id, MODE_ATTR) == "gm"
+                else:
+                    assert "you see only what the table sees" in shown
+                    assert "Roles" not in shown and ": traitor" not in shown
+                    assert "Shield:" not in shown
+                    for line in roles:
+                        assert line not in shown, line
+                # the TV never shows a role before the end
+                assert "Roles" not in before_tv
+
+    run(main())
+
+
+def test_the_host_alone_gets_the_console_link_privately(tmp_path: Path) -> None:
+    """`/console` as the Telegram handler answers it: the host in a private
+    chat gets a link that opens; a group, or a player, gets none."""
+    from adapters.telegram.console import answer
+
+    class Chat:
+        def __init__(self, kind: str) -> None:
+            self.type, self.id = kind, 7
+
+    class User:
+        def __init__(self, uid: int) -> None:
+            self.id, self.language_code, self.first_name = uid, "en", "X"
+
+    class Update:
+        def __init__(self, uid: int, kind: str) -> None:
+            self.effective_user, self.effective_chat = User(uid), Chat(kind)
+
+    class Tg:
+        default_lang = "en"
+
+        def __init__(self, game: Game) -> None:
+            self.game, self.said = game, []
+
+        def reply(self, chat: Any, text: str) -> None:
+            self.said.append(text)
+
+        async def sender_game(self, update: Any) -> Any:
+            who = f"tg:{update.effective_user.id}"
+            return update.effective_chat, self.game, who
+
+    async def main() -> None:
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            game = await made(rt, "traitors")
+            tg: Any = Tg(game)
+            await answer(tg, rt.console_link, Update(1, "group"), [])  # type: ignore[arg-type]
+            await answer(tg, rt.console_link, Update(100, "private"), [])  # type: ignore[arg-type]
+            assert not any("/console/" in s for s in tg.said), tg.said
+            await answer(tg, rt.console_link, Update(1, "private"), [])  # type: ignore[arg-type]
+            link = re.search(r"https?://\S+/console/\S+", tg.said[-1])
+            assert link is not None, tg.said
+            assert (await c.get(path_of(link.group(0)))).status_code == 200
+            await answer(tg, rt.console_link, Update(1, "private"), ["new"])  # type: ignore[arg-type]
+            assert "no longer works" in tg.said[-1]
+            assert (await c.get(path_of(link.group(0)))).status_code == 404
+            assert HOST == "tg:1"
+
+    run(main())
+
+
+def test_a_game_over_offers_no_controls(tmp_path: Path) -> None:
+    async def main() -> None:
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            game = await made(rt, "station")
+            path = path_of(await rt.console_link(game))
+            _, csrf = await page(c, path)
+            r = await c.post(
+                path, data={"csrf": csrf, "rid": "the-end-0001", "kind": "end"}, headers=SAME
+            )
+            assert r.json()["ok"], r.text
+            html, _ = await page(c, path)
+            assert kinds_of(html) == [] and "The game is over." in text_of(html)
+            out = await rt.service.submit(game.id, A.Pause(HOST))
+            assert out.rejected is not None
+
+    run(main())
