@@ -230,56 +230,6 @@ def test_secrets_reach_only_the_non_playing_game_masters_console(tmp_path: Path)
     run(main())
 
 
-def test_the_host_alone_gets_the_console_link_privately(tmp_path: Path) -> None:
-    """`/console` as the Telegram handler answers it: the host in a private
-    chat gets a link that opens; a group, or a player, gets none."""
-    from adapters.telegram.console import answer
-
-    class Chat:
-        def __init__(self, kind: str) -> None:
-            self.type, self.id = kind, 7
-
-    class User:
-        def __init__(self, uid: int) -> None:
-            self.id, self.language_code, self.first_name = uid, "en", "X"
-
-    class Update:
-        def __init__(self, uid: int, kind: str) -> None:
-            self.effective_user, self.effective_chat = User(uid), Chat(kind)
-
-    class Tg:
-        default_lang = "en"
-
-        def __init__(self, game: Game) -> None:
-            self.game, self.said = game, []
-
-        def reply(self, chat: Any, text: str) -> None:
-            self.said.append(text)
-
-        async def sender_game(self, update: Any) -> Any:
-            who = f"tg:{update.effective_user.id}"
-            return update.effective_chat, self.game, who
-
-    async def main() -> None:
-        rt = runtime(tmp_path)
-        async with client(rt) as c:
-            game = await made(rt, "traitors")
-            tg: Any = Tg(game)
-            await answer(tg, rt.console_link, Update(1, "group"), [])  # type: ignore[arg-type]
-            await answer(tg, rt.console_link, Update(100, "private"), [])  # type: ignore[arg-type]
-            assert not any("/console/" in s for s in tg.said), tg.said
-            await answer(tg, rt.console_link, Update(1, "private"), [])  # type: ignore[arg-type]
-            link = re.search(r"https?://\S+/console/\S+", tg.said[-1])
-            assert link is not None, tg.said
-            assert (await c.get(path_of(link.group(0)))).status_code == 200
-            await answer(tg, rt.console_link, Update(1, "private"), ["new"])  # type: ignore[arg-type]
-            assert "no longer works" in tg.said[-1]
-            assert (await c.get(path_of(link.group(0)))).status_code == 404
-            assert HOST == "tg:1"
-
-    run(main())
-
-
 def test_a_game_over_offers_no_controls(tmp_path: Path) -> None:
     async def main() -> None:
         rt = runtime(tmp_path)
