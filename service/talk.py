@@ -144,12 +144,13 @@ def audience(game: Game, player: str, now: float) -> tuple[tuple[str, ...], bool
     """Whom `player` may talk to now and whether it is their team's private
     talk; or the refusal (`Said`)."""
     d = registry.get(game.kind)
+    table = is_campaign(game) or game.option("table_talk") is True
+    if game.seat(player) < 0 or not (table or d.team is not None):
+        return Said(CLOSED, msg(NOBODY))  # no talk in this game (a live one: the room)
     if game.over:
         return Said(REFUSED, msg(OVER))
-    if game.seat(player) < 0:
-        return Said(CLOSED, msg(NOBODY))
     if not game.running:
-        return Said(REFUSED, msg(NOT_STARTED))
+        return Said(REFUSED, msg(NOT_STARTED)) if table else Said(CLOSED, msg(NOBODY))
     if d.silenced is not None and d.silenced(game, player):
         return Said(REFUSED, msg(DEAD))
     if game.phase.paused:
@@ -160,7 +161,6 @@ def audience(game: Game, player: str, now: float) -> tuple[tuple[str, ...], bool
     team = d.team(game, player) if d.team is not None else ()
     if len(team) > 1:
         return tuple(p for p in team if p != player), True
-    table = is_campaign(game) or game.option("table_talk") is True
     if not table or (d.table_talk is not None and not d.table_talk(game)):
         return Said(CLOSED, msg(NOBODY))
     living = [

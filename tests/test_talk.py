@@ -245,3 +245,20 @@ def test_the_host_mutes_and_unmutes_a_player(tmp_path: Path, fake: FakeTwilio) -
             assert t.got("Bo: thank you")[sms_id(ELI)] == 1
 
     run(main())
+
+
+def test_a_live_game_has_no_table_talk(tmp_path: Path, fake: FakeTwilio) -> None:
+    """A live game's table talks in the room: plain text is not understood,
+    SAY is told talk is closed, and nothing is relayed."""
+
+    async def main() -> None:
+        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
+            await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"}, sets=("pacing fast",))
+            assert (await t.game()).option("pacing") == "fast"
+            await t.tg_say(101, "hello table")
+            assert "understand" in api.texts(101)[-1]
+            await t.text(ELI, "SAY hello table")
+            assert "closed" in fake.to(ELI)[-1]
+            assert t.got("hello table") == dict.fromkeys(EVERYONE, 0)
+
+    run(main())
