@@ -82,17 +82,21 @@ class TalkTable:
             await self.h.tg.settled()
             await self.sms.drain()
 
-    async def open(self, roles: dict[str, str], sets: tuple[str, ...] = ()) -> Game:
+    async def open(
+        self, roles: dict[str, str], sets: tuple[str, ...] = (), group: int | None = None
+    ) -> Game:
+        """The game made (in the Telegram `group`, or privately), set, joined
+        and started."""
         h = self.h
         h.setup = {"roles": roles}
-        code, self.game_id = await h.new(HOST, "traitors")
+        code, self.game_id = await h.new(HOST, "traitors", chat_id=group)
         for line in ("pacing campaign", "timezone Europe/Oslo", "missions host", *sets):
             await h.command(HOST, "Hana", f"/set {line}")
         for uid, name in TG.items():
             await h.command(uid, name, f"/start {code}")
         for phone, name in SMS.items():
             await self.text(phone, f"JOIN {code} {name}")
-        await h.command(HOST, "Hana", "/startgame")
+        await h.command(HOST, "Hana", "/startgame", chat_id=group)
         game = await self.game()
         assert game.running, self.api.texts(HOST)[-3:]
         await self.settle()

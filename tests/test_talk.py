@@ -262,3 +262,19 @@ def test_a_live_game_has_no_table_talk(tmp_path: Path, fake: FakeTwilio) -> None
             assert t.got("hello table") == dict.fromkeys(EVERYONE, 0)
 
     run(main())
+
+
+def test_the_group_hears_the_table_and_never_the_team(tmp_path: Path, fake: FakeTwilio) -> None:
+    group = -5001
+
+    async def main() -> None:
+        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
+            await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"}, group=group)
+            await t.text(ELI, "SAY from my phone")
+            assert sum("Eli: from my phone" in x for x in api.texts(group)) == 1
+            await t.advance_until(NIGHT_PHASES)
+            await t.tg_say(100, "our secret")
+            assert t.got("(team only): our secret")[sms_id(FIA)] == 1
+            assert not any("our secret" in x for x in api.texts(group))
+
+    run(main())
