@@ -391,6 +391,7 @@ def wire_sms(rt: Runtime) -> Channel | None:
     # The sender's rate, for all workers; the Twilio calls on a loop of their
     # own, off the webhooks' (adapters/sms/outbound.py).
     adapter.outbox.use(limiter=open_limiter(s), send_loop=SendLoop("sms-send"))
+    adapter.gateway.console_link = rt.console_link  # CONSOLE: the host's console link
     # The channel's start runs its delivery loop: the texts every commit wrote
     # to the store's outbox, sent by a task of its own, off the webhooks' path.
     return Channel("sms", "webhook", list(webhook.routes(adapter)), adapter.start, adapter.close)

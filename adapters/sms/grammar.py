@@ -76,6 +76,7 @@ AWAY = frozenset({"away", "borte", "bortreist", "odsutan", "odsutna", "odsustvo"
 BACK = frozenset({"back", "tilbake", "nazad", "vratio", "vratila"})
 # Host, campaign: MOVE window HH:MM (FLYTT, POMERI).
 MOVE = frozenset({"move", "flytt", "pomeri", "pomjeri"})
+CONSOLE = frozenset({"console", "konsoll", "konzola"})  # adapters/sms/console.py
 # Talk through the bot (issue #33): SAY words... (SI, KAŽI); MUTE and UNMUTE
 # alone turn the talk's texts off and on (DEMP / LYD, TIHO / GLASNO).
 SAY = frozenset({"say", "si", "kazi"})
@@ -158,6 +159,8 @@ def parse(body: str) -> Command:
         return Command("say", (parts[1] if len(parts) > 1 else "",))
     if len(words) == 1 and head in MUTE | UNMUTE:
         return Command("mute" if head in MUTE else "unmute")
+    if head in CONSOLE and len(words) <= 2:  # "CONSOLE", "CONSOLE NEW"
+        return Command("console", tuple(fold(w) for w in rest))
     if head in MOVE:  # "MOVE VOTE 21:30"
         return Command("move", tuple(fold(w) for w in rest[:3]))
     if len(words) == 1 or head in END_WITH or head in START_WITH:

@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable
 from adapters.sms import grammar, opt_out, short, talk
 from adapters.sms import render as words
 from adapters.sms import sheet as menu
+from adapters.sms.console import ConsoleLink, console_text
 from adapters.sms.directory import Directory, player_id
 from adapters.sms.host_reports import HostHook, HostReports, player_name
 from adapters.sms.outbound import OutMessage, TwilioSender
@@ -98,6 +99,8 @@ class Say(list[str]):
 
 
 class Gateway(HostReports):
+    console_link: ConsoleLink | None = None  # set by the composition root (bots/app.py)
+
     def __init__(
         self,
         service: GameService,
@@ -264,6 +267,8 @@ class Gateway(HostReports):
             say.extend(await talk.command(self.service, sid, cmd, game, player))
         elif kind == "set":  # SET, SETT, PODESI: adapters/sms/host_reports.py
             await self.set_text(sid, cmd.args, game, player, say)
+        elif kind == "console":  # the game master's console link, to the host alone
+            say.extend(await console_text(self.console_link, cmd.args, game, player))
         elif kind == "move":
             await self._move(sid, cmd, game, player, say)
         elif kind in HOST_ACTIONS:
