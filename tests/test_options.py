@@ -42,32 +42,53 @@ def test_every_option_declares_a_limit_its_default_fits(kind: str) -> None:
 @pytest.mark.parametrize(
     ("name", "value", "english"),
     [
-        ("vote_seconds", 1e309, "The setting vote_seconds is from 0 to 604800 seconds."),
-        ("vote_seconds", math.nan, "The setting vote_seconds is from 0 to 604800 seconds."),
-        ("vote_seconds", 10**400, "The setting vote_seconds is from 0 to 604800 seconds."),
-        ("vote_seconds", WEEK + 1, "The setting vote_seconds is from 0 to 604800 seconds."),
-        ("vote_seconds", -1, "The setting vote_seconds is from 0 to 604800 seconds."),
-        ("vote_seconds", "60", "The setting vote_seconds is from 0 to 604800 seconds."),
-        ("infiltrators", 1_000_000, "The setting infiltrators is a whole number from 0 to 7."),
-        ("infiltrators", 2.0, "The setting infiltrators is a whole number from 0 to 7."),
-        ("infiltrators", True, "The setting infiltrators is a whole number from 0 to 7."),
-        ("traps", 1, "The setting traps is true or false."),
-        ("reveal_guards", "some", "The setting reveal_guards is one of: played, all."),
-        ("pacing", ["fast"], "The setting pacing is one of: campaign, fast."),
+        (
+            "vote_seconds",
+            1e309,
+            "vote_seconds takes a duration from 0 to 7 days, e.g. 90s, 5m, 2h.",
+        ),
+        (
+            "vote_seconds",
+            math.nan,
+            "vote_seconds takes a duration from 0 to 7 days, e.g. 90s, 5m, 2h.",
+        ),
+        (
+            "vote_seconds",
+            10**400,
+            "vote_seconds takes a duration from 0 to 7 days, e.g. 90s, 5m, 2h.",
+        ),
+        (
+            "vote_seconds",
+            WEEK + 1,
+            "vote_seconds takes a duration from 0 to 7 days, e.g. 90s, 5m, 2h.",
+        ),
+        ("vote_seconds", -1, "vote_seconds takes a duration from 0 to 7 days, e.g. 90s, 5m, 2h."),
+        (
+            "vote_seconds",
+            "60 minutes",
+            "vote_seconds takes a duration from 0 to 7 days, e.g. 90s, 5m, 2h.",
+        ),
+        ("infiltrators", 1_000_000, "infiltrators takes a whole number from 0 to 7."),
+        ("infiltrators", 2.0, "infiltrators takes a whole number from 0 to 7."),
+        ("infiltrators", True, "infiltrators takes a whole number from 0 to 7."),
+        ("traps", 2, "traps takes yes or no (on/off, ja/nei, da/ne, 1/0)."),
+        ("traps", "maybe", "traps takes yes or no (on/off, ja/nei, da/ne, 1/0)."),
+        ("reveal_guards", "some", "reveal_guards takes played or all."),
+        ("pacing", ["fast"], "pacing takes campaign or fast."),
         (
             "campaign_mission",
             "25:00",
-            "The setting campaign_mission is a clock time such as 18:00.",
+            "campaign_mission takes a clock time such as 18:00.",
         ),
         (
             "quiet_hours",
             "late",
-            "The setting quiet_hours is a span of clock times such as 23:00-07:00, or empty for none.",
+            'quiet_hours takes a span of clock times such as 23:00-07:00, or "" for none.',
         ),
         (
             "timezone",
             "../../etc/passwd",
-            "The setting timezone is a time zone such as Europe/Oslo.",
+            "timezone takes a time zone such as Europe/Oslo.",
         ),
     ],
 )
@@ -88,8 +109,16 @@ def test_set_option_refuses_what_does_not_fit_and_says_what_does(
 def test_the_ranges_are_said_in_every_language() -> None:
     d = Driver(new(5))
     refused = d.refused(A.SetOption(HOST, None, "infiltrators", 10**6), "bad_value")
-    assert render(refused.message, "nb") == "Innstillingen infiltrators er et heltall fra 0 til 7."
-    assert render(refused.message, "sr") == "Podešavanje infiltrators je ceo broj od 0 do 7."
+    assert render(refused.message, "nb") == "infiltrators tar et heltall fra 0 til 7."
+    assert render(refused.message, "sr") == "infiltrators prima ceo broj od 0 do 7."
+    refused = d.refused(A.SetOption(HOST, None, "vote_seconds", "forever"), "bad_value")
+    assert render(refused.message, "nb") == (
+        "vote_seconds tar en varighet fra 0 til 7 dager, f.eks. 90s, 5m, 2h."
+    )
+    assert (
+        render(refused.message, "sr")
+        == "vote_seconds prima trajanje od 0 do 7 dana, npr. 90s, 5m, 2h."
+    )
 
 
 def test_values_inside_the_ranges_are_taken() -> None:
@@ -149,7 +178,7 @@ def test_telegram_set_answers_what_fits_in_the_hosts_language(tmp_path: Path) ->
 
     answers, game = run(go())
     assert answers == [
-        "Innstillingen vote_seconds er fra 0 til 604800 sekunder.\n"
-        "Innstillingen infiltrators er et heltall fra 0 til 7."
+        "vote_seconds tar en varighet fra 0 til 7 dager, f.eks. 90s, 5m, 2h.\n"
+        "infiltrators tar et heltall fra 0 til 7."
     ]
     assert game.option("vote_seconds") == 120.0 and game.option("infiltrators") == 0

@@ -7,18 +7,21 @@ private chat, since a bot may not write first to someone who never started it
 (the private message the host is also sent then fails with 403). The host's
 clock commands are confirmed in one short message to the host, merged with the
 news of that moment when the host follows the game in a private chat; a burst
-of /set lines in one message is answered once.
+of /set lines in one message is answered once. `/set` alone lists the game's
+settings with their values and a line of help each, `/set NAME` explains one,
+and `/setup` gives the whole setup in one message with the balance table's
+warning (adapters/setup_view.py, issue #32).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from telegram import Chat, Update
 from telegram.ext import ContextTypes
 
+from adapters import setup_view
 from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
 from adapters.telegram.language import user_lang
@@ -28,6 +31,7 @@ from gameflow.core import actions as A
 from gameflow.core import registry
 from gameflow.core.engine import legal
 from gameflow.core.legal import find
+from gameflow.core.options import fits, limit_of
 from gameflow.core.rules import known_games
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
@@ -43,7 +47,10 @@ ALREADY_OVER = N_("That game has ended. Start a new one with /new station, resis
 NEW_ANSWERED = "tg:new-answered"  # the store attribute: the /new this game answered
 HOST_PAYLOAD = "host-"  # /start host-<code>: the host's controls, privately
 HOST_LINK = N_("Host: tap {link} to get the TV link and your controls in a private chat.")
-HOST_HELP = N_("Host: /startgame when everyone is in; /set NAME VALUE, /lang nb|sr|en, /kick NAME.")
+HOST_HELP = N_(
+    "Host: /set lists the settings, /set NAME VALUE changes one, /setup shows the whole "
+    "setup; /startgame when everyone is in; /lang nb|sr|en, /kick NAME."
+)
 CONFIRM: dict[type[A.Action], str] = {
     A.Start: N_("Started: the roles are dealt."),
     A.Pause: N_("Paused: the clock has stopped."),
@@ -53,7 +60,7 @@ CONFIRM: dict[type[A.Action], str] = {
     A.MoveWindow: N_("Moved: the window has its new time."),
 }
 MOVE_USAGE = N_("Use /move WINDOW HH:MM, e.g. /move {window} 21:30. Windows: {windows}.")
-SET_USAGE = N_("Use /set NAME VALUE, e.g. /set vote_seconds 90.")
+MAX_TEXT = 4000  # a Telegram message holds 4096 characters
 SET_DONE = N_("Done: {settings}.")
 
 
@@ -247,25 +254,27 @@ class Hosting:
 
     async def set(self, update: Update, context: Context) -> None:
         """`/set NAME VALUE`, one or several lines of them in one message:
-        each line is applied on its own, and the message gets one reply."""
+        each line is applied on its own, and the message gets one reply
+        (with the balance warning when the setup is now lopsided). `/set`
+        alone lists the settings; `/set NAME` explains one."""
         found = await self.sender_game(update)
         message = update.effective_message
         if found is None or message is None:
             return
         chat, game, me = found
         text = message.text or ""
-        lines = [line.split() for line in text.splitlines() if line.strip().startswith("/set")]
+        lines = [line.split(maxsplit=2) for line in text.splitlines()]
+        lines = [parts for parts in lines if parts and parts[0].startswith("/set")]
+        if len(lines) == 1 and len(lines[0]) < 3:
+            self.explain(chat, game, lines[0][1] if len(lines[0]) == 2 else "")
+            return
         done: list[str] = []
         answers: list[str] = []
         for i, parts in enumerate(lines):
             if len(parts) != 3:
-                answers.append(render(SET_USAGE, game.lang))
+                answers.append(render(setup_view.usage(game), game.lang))
                 continue
-            try:
-                value: Any = json.loads(parts[2])
-            except ValueError:
-                value = parts[2]
-            action = A.SetOption(me, None, parts[1], value)
+            action = A.SetOption(me, None, parts[1], setup_view.read(parts[2]))
             key = f"tg:{update.update_id}" if i == 0 else f"tg:{update.update_id}:{i}"
             outcome = await self.submit(update, game.id, action, key=key)
             refusal = self.refusal(outcome)
@@ -276,8 +285,56 @@ class Hosting:
                 game = outcome.game
         if done:
             answers.insert(0, render(msg(SET_DONE, settings=", ".join(done)), game.lang))
+            warning = setup_view.warning(game)
+            if warning is not None:
+                answers.append(render(warning, game.lang))
         if answers:
             self.reply(chat, "\n".join(answers))
+
+    def explain(self, chat: Chat, game: Game, name: str) -> None:
+        """`/set` alone: every setting, its value and what it does (in as few
+        messages as Telegram's length allows); `/set NAME`: that one, and
+        what it takes."""
+        if not name:
+            self.long_reply(chat, [render(m, game.lang) for m in setup_view.listing(game)])
+            return
+        info = setup_view.find(game, name)
+        if info is None:
+            problem = msg(N_("There is no setting called {name}."), name=name)
+            self.reply(
+                chat, "\n".join(render(m, game.lang) for m in (problem, setup_view.usage(game)))
+            )
+            return
+        rules = registry.get(game.kind).rules
+        lines = [
+            setup_view.line(game, info),
+            fits(info.name, info.default, limit_of(rules, info.name)),
+        ]
+        self.reply(chat, "\n".join(render(m, game.lang) for m in lines))
+
+    async def setup(self, update: Update, context: Context) -> None:
+        """`/setup`: the whole setup in one message, with the balance table's
+        warning where a side wins more than 65 % (the host's review before
+        /startgame)."""
+        found = await self.sender_game(update)
+        if found is None:
+            return
+        chat, game, me = found
+        if me != game.host:
+            self.reply(chat, render(N_("Only the host can do that."), game.lang))
+            return
+        self.long_reply(chat, [render(m, game.lang) for m in setup_view.setup(game)])
+
+    def long_reply(self, chat: Chat, lines: list[str]) -> None:
+        """`lines` in one message, or in several where one would be too long."""
+        chunk: list[str] = []
+        for text in lines:
+            if chunk and len("\n".join([*chunk, text])) > MAX_TEXT:
+                self.reply(chat, "\n".join(chunk))
+                chunk = []
+            chunk.append(text)
+        if chunk:
+            self.reply(chat, "\n".join(chunk))
 
     async def lang(self, update: Update, context: Context) -> None:
         code = (context.args or [""])[0].lower()

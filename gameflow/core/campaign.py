@@ -97,11 +97,13 @@ def campaign_options(windows: dict[str, str], *, pacing: str = FAST) -> dict[str
 # One line each on the shared options, for a game's `option_help`
 # (gameflow/core/definition.py); a window option's line is the game's.
 CAMPAIGN_HELP: Final = {
-    "pacing": "fast: a game in one sitting, phases on timers; campaign: a round a day",
-    "timezone": "the campaign calendar's time zone (an IANA name)",
-    "quiet_hours": "HH:MM-HH:MM in which no deadline falls; empty: none",
-    "campaign_reminder_before": "seconds before a campaign deadline the reminder goes",
-    "campaign_auto_advance": "a campaign phase ends early once everyone has answered",
+    "pacing": N_("fast: one sitting, each phase on a timer; campaign: one round a day"),
+    "timezone": N_("the time zone of the campaign's clock times, e.g. Europe/Oslo"),
+    "quiet_hours": N_(
+        'hours in which the bot texts nothing and no deadline falls, e.g. 23:00-07:00; "" for none'
+    ),
+    "campaign_reminder_before": N_("campaign: how long before a deadline the reminder goes"),
+    "campaign_auto_advance": N_("campaign: a phase ends early once everyone has answered"),
 }
 
 

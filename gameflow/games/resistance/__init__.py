@@ -195,6 +195,7 @@ GAME: Final = GameDefinition(
     words=WORDS,
     option_help=OPTION_HELP,
     simulator=Simulator("5-10", lazy("gameflow.games.resistance.balance:simulate")),
+    lopsided=lazy("gameflow.games.resistance.balance:lopsided"),
     tv=TvScreen("gameflow.games.resistance:tv.html", tv.build),
     reveal=ending.reveal,
 )

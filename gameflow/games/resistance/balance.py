@@ -2,15 +2,18 @@
 
 The spies' win rate per table size with the reasoning (or simple, or random)
 bots at every seat, plot cards on and off: what docs/balance.md reports and
-the game's definition hands the simulator (gameflow/simulate.py).
+the game's definition hands the simulator (gameflow/simulate.py); and
+`lopsided`, the host's warning from the measured table (`SPY_WIN`, the figures
+docs/balance.md shows; issue #32): no simulation when a host asks.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
+from gameflow.core.text import N_, Msg, msg
 from gameflow.games.resistance.bots import POLICIES, spy_win_rates
 from gameflow.simulate import _quiet as quiet
 from gameflow.simulate import ranged, wilson
@@ -59,3 +62,39 @@ def simulate(players: str, games: int, seed: str, **kw: Any) -> int:
 
     head = ("resistance", "Resistance", 5, 10, players, games, seed)
     return ranged(*head, kw["bots"], kw["options"], kw["progress"], make, len(kw["plots"]))
+
+
+# -- the host's warning --------------------------------------------------------------
+
+# The spies' win % by table size and plot cards (on, off), 2,000 games each at
+# the default settings: the Results table of docs/balance.md (commit ae7358f).
+SPY_WIN: Final[dict[tuple[int, bool], float]] = {
+    (5, True): 47.1, (6, True): 42.8, (7, True): 52.7, (8, True): 38.1, (9, True): 39.9,
+    (10, True): 47.5, (5, False): 45.2, (6, False): 39.4, (7, False): 57.1,
+    (8, False): 40.1, (9, False): 45.3, (10, False): 43.3,
+}  # fmt: skip
+LOPSIDED: Final = 65.0  # a side that wins more than this share is warned of
+MEASURED: Final = {"spies": 0, "max_rejections": 5, "double_fail": True, "heroes": False}
+SPIES_AHEAD = N_(
+    "Lopsided: by the balance table the spies win about {pct} % of games with {players} players."
+)
+RESISTANCE_AHEAD = N_(
+    "Lopsided: by the balance table the resistance wins about {pct} % of games "
+    "with {players} players."
+)
+
+
+def lopsided(players: int, options: Mapping[str, Any]) -> Msg | None:
+    """The warning for a table of `players` with `options` when the measured
+    table says a side wins more than 65 % (None: neither does, or the table
+    has no figure: another size, or a setting it did not measure)."""
+    if any(options.get(name, default) != default for name, default in MEASURED.items()):
+        return None
+    spies = SPY_WIN.get((players, bool(options.get("plot_cards", True))))
+    if spies is None:
+        return None
+    if spies > LOPSIDED:
+        return msg(SPIES_AHEAD, pct=round(spies), players=players)
+    if 100.0 - spies > LOPSIDED:
+        return msg(RESISTANCE_AHEAD, pct=round(100.0 - spies), players=players)
+    return None

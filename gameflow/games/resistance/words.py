@@ -18,25 +18,26 @@ from gameflow.games.resistance.texts import CARD_TEXT
 
 # One line on each option (docs/rules/resistance.md has the details).
 OPTION_HELP: Final = {
-    "proposal_seconds": "seconds for the leader's proposal (fast pacing)",
-    "vote_seconds": "seconds for the vote on the team (fast pacing)",
-    "mission_seconds": "seconds for the mission (fast pacing)",
-    "reminder_before": "seconds before a deadline the reminder goes",
-    "auto_advance": "a phase ends early once everyone has answered",
-    "plot_cards": "the plot cards are in play",
-    "plot_deck": "auto, full or reduced: which plot cards are dealt",
-    "heroes": "the hero add-on",
-    "hero_cards": "the host's own hero cards, one per line; empty: the shipped list",
-    "spies": "how many spies; 0: by the table in the rules",
-    "double_fail": "mission 4 needs two fail cards with 7 or more players",
-    "max_rejections": "rejected teams in a row that win the game for the spies",
+    "proposal_seconds": N_("how long the leader has to propose a team (when pacing is fast)"),
+    "vote_seconds": N_("how long the vote on the team lasts (when pacing is fast)"),
+    "mission_seconds": N_("how long the mission lasts (when pacing is fast)"),
+    "reminder_before": N_("how long before a deadline the reminder goes (when pacing is fast)"),
+    "auto_advance": N_("a phase ends early once everyone has answered"),
+    "plot_cards": N_("the plot cards are in play"),
+    "plot_deck": N_("which plot cards are dealt: auto (by the table size), full or reduced"),
+    "heroes": N_("the hero add-on is in play"),
+    "hero_cards": N_('your own hero cards, one per line; "" for the shipped list'),
+    "spies": N_("how many spies; 0: as the rules' table says"),
+    "double_fail": N_("mission 4 needs two fail cards at 7 or more players"),
+    "max_rejections": N_("rejected teams in a row that win the game for the spies"),
     **CAMPAIGN_HELP,
-    **{
-        f"campaign_{step}_{n}": f"campaign: the clock time the day's {step} window {n} closes"
-        for n in (1, 2, 3)
-        for step in ("proposal", "vote")
-    },
-    "campaign_mission": "campaign: the clock time the mission closes",
+    "campaign_proposal_1": N_("campaign: the clock time the day's first proposal closes"),
+    "campaign_vote_1": N_("campaign: the clock time the day's first vote closes"),
+    "campaign_proposal_2": N_("campaign: the clock time the day's second proposal closes"),
+    "campaign_vote_2": N_("campaign: the clock time the day's second vote closes"),
+    "campaign_proposal_3": N_("campaign: the clock time the day's third proposal closes"),
+    "campaign_vote_3": N_("campaign: the clock time the day's third vote closes"),
+    "campaign_mission": N_("campaign: the clock time the mission closes"),
 }
 
 # The TV screen's own labels, by key (its template's and tv.py's `t(key)`),

@@ -159,6 +159,7 @@ GAME: Final = GameDefinition(
     words=WORDS,
     option_help=OPTION_HELP,
     simulator=Simulator("5-15", lazy("gameflow.games.station.balance:simulate")),
+    lopsided=lazy("gameflow.games.station.balance:lopsided"),
     tv=TvScreen("gameflow.games.station:tv.html", tv.build),
     last_tally=last_tally,
     reveal=ending.reveal,

@@ -6,11 +6,13 @@ of `bots.py` (the table talk modelled by `table.py`): the loyal win rate with a
 `"{S}/{n}/{i}"`. `play` is also the game `muldvarp demo` shows. The game's
 definition hands `simulate` to the simulator (gameflow/simulate.py), which
 holds the command line and the statistics every game's table shares.
+`lopsided` is the host's warning from the measured table (`LOYAL_WIN`, the
+figures docs/balance.md shows; issue #32): no simulation when a host asks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
 from gameflow.core import actions as A
@@ -19,6 +21,7 @@ from gameflow.core.events import Event
 from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
+from gameflow.core.text import N_, Msg, msg
 from gameflow.games.station import bots
 from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.belief import Talk
@@ -221,3 +224,40 @@ def simulate(players: str, games: int, seed: str, *, progress: bool, **_: Any) -
         f"bot actions refused: {rejected}; total time {time.perf_counter() - began:.1f} s"
     )
     return 1 if rejected else 0
+
+
+# -- the host's warning --------------------------------------------------------------
+
+# The loyal crew's win % by table size, 200 games a size at the default settings
+# (`reveal_guards` played, the infiltrators by the rules' table): the Results
+# table of docs/balance.md. No other setting was measured.
+LOYAL_WIN: Final[dict[int, float]] = {
+    5: 55.0, 6: 41.5, 7: 49.5, 8: 46.5, 9: 52.0, 10: 49.5,
+    11: 48.0, 12: 61.0, 13: 51.5, 14: 56.0, 15: 50.5,
+}  # fmt: skip
+LOPSIDED: Final = 65.0  # a side that wins more than this share is warned of
+MEASURED: Final = {"infiltrators": 0, "reveal_guards": "played", "traps": True}
+LOYAL_AHEAD = N_(
+    "Lopsided: by the balance table the loyal crew win about {pct} % of games "
+    "with {players} players."
+)
+INFILTRATORS_AHEAD = N_(
+    "Lopsided: by the balance table the infiltrators win about {pct} % of games "
+    "with {players} players."
+)
+
+
+def lopsided(players: int, options: Mapping[str, Any]) -> Msg | None:
+    """The warning for a table of `players` with `options` when the measured
+    table says a side wins more than 65 % (None: neither does, or the table
+    has no figure: another size, or settings it did not measure)."""
+    if any(options.get(name, default) != default for name, default in MEASURED.items()):
+        return None
+    loyal = LOYAL_WIN.get(players)
+    if loyal is None:
+        return None
+    if loyal > LOPSIDED:
+        return msg(LOYAL_AHEAD, pct=round(loyal), players=players)
+    if 100.0 - loyal > LOPSIDED:
+        return msg(INFILTRATORS_AHEAD, pct=round(100.0 - loyal), players=players)
+    return None

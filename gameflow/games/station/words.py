@@ -23,20 +23,24 @@ ROUND_CHOICE: Final = N_("Round {round}: make your choice.")
 
 # One line on each option (docs/rules/station.md has the details).
 OPTION_HELP: Final = {
-    "mission_seconds": "seconds for the mission (fast pacing)",
-    "discussion_seconds": "seconds for the result and discussion (fast pacing)",
-    "vote_seconds": "seconds for the vote (fast pacing)",
-    "reminder_before": "seconds before a deadline the reminder goes",
-    "auto_advance": "a phase ends early once everyone has answered",
-    "open_votes": "who voted for whom is announced after each vote",
-    "traps": "infiltrators may set traps",
-    "infiltrators": "how many infiltrators; 0: by the table in the rules",
-    "reveal_guards": "after a mission, the guards needed of the played plan or of all three",
-    "sms_vote_names": "an SMS tally names the voters every round (else counts; VOTES names)",
+    "mission_seconds": N_("how long the mission lasts (when pacing is fast)"),
+    "discussion_seconds": N_("how long the result and the discussion last (when pacing is fast)"),
+    "vote_seconds": N_("how long the vote lasts (when pacing is fast)"),
+    "reminder_before": N_("how long before a deadline the reminder goes (when pacing is fast)"),
+    "auto_advance": N_("a phase ends early once everyone has answered"),
+    "open_votes": N_("who voted for whom is announced after each vote"),
+    "traps": N_("infiltrators may set traps"),
+    "infiltrators": N_("how many infiltrators; 0: as the rules' table says"),
+    "reveal_guards": N_(
+        "after a mission, the guards needed by the played plan only (played) or by all three (all)"
+    ),
+    "sms_vote_names": N_(
+        "an SMS tally names every voter each round (else counts; VOTES gives the names)"
+    ),
     **CAMPAIGN_HELP,
-    "campaign_mission": "campaign: the clock time the mission closes",
-    "campaign_discussion": "campaign: the clock time the discussion closes",
-    "campaign_vote": "campaign: the clock time the vote closes",
+    "campaign_mission": N_("campaign: the clock time the mission closes"),
+    "campaign_discussion": N_("campaign: the clock time the discussion closes"),
+    "campaign_vote": N_("campaign: the clock time the vote closes"),
 }
 
 

@@ -236,6 +236,7 @@ GAME: Final = GameDefinition(
     words=WORDS,
     option_help=OPTION_HELP,
     simulator=Simulator("6-24", lazy("gameflow.games.traitors.balance:simulate"), ("final_day",)),
+    lopsided=lazy("gameflow.games.traitors.balance:lopsided"),
     tv=TvScreen("gameflow.games.traitors:tv.html", tv.build),
     relay=relay,
     team=team,

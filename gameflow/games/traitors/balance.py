@@ -2,15 +2,21 @@
 
 The traitors' win rate per table size with the reasoning bots, the final day
 each size played and the mean pot: what docs/balance.md reports and the game's
-definition hands the simulator (gameflow/simulate.py).
+definition hands the simulator (gameflow/simulate.py). `lopsided` is the
+host's warning from the measured tables below (the figures docs/balance.md
+shows; issue #32): no simulation when a host asks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
+from gameflow.core.text import N_, Msg, msg
+from gameflow.games.traitors.balance_table import TRAITOR_WIN, TWO_OF_SIX
 from gameflow.games.traitors.bots import traitor_win_rates
+from gameflow.games.traitors.length import default_final_day
+from gameflow.games.traitors.options import traitor_count
 from gameflow.simulate import _quiet as quiet
 from gameflow.simulate import ranged, wilson
 
@@ -55,3 +61,61 @@ def simulate(players: str, games: int, seed: str, **kw: Any) -> int:
 
     head = ("traitors", "Traitors", 6, 24, players, games, seed)
     return ranged(*head, kw["bots"], kw["options"], kw["progress"], make)
+
+
+# -- the host's warning --------------------------------------------------------------
+
+LOPSIDED: Final = 65.0  # a side that wins more than this share is warned of
+LONGEST: Final = 12  # the longest campaign measured; longer ones only favour the traitors more
+# Settings the tables were measured at; another value has no figure.
+MEASURED: Final = {
+    "dagger": False,
+    "dagger_with_shield": False,
+    "death_list": False,
+    "second_tie_excludes_all": True,
+}
+TRAITORS_AHEAD = N_(
+    "Lopsided: by the balance table the traitors win about {pct} % of games with "
+    "{players} players and {days} days; final_day 0 plays the balanced {fair}."
+)
+LOYAL_AHEAD = N_(
+    "Lopsided: by the balance table the loyal win about {pct} % of games with "
+    "{players} players and {days} days; final_day 0 plays the balanced {fair}."
+)
+RECRUITING_AHEAD = N_(
+    "Lopsided: by the balance table the traitors win about {pct} % of games with "
+    "{players} players, {days} days and recruitment on (recruit no evens it)."
+)
+COUNT_AHEAD = N_(
+    "Lopsided: by the balance table the traitors win about {pct} % of games with "
+    "{players} players and {count} traitors (traitors 0 evens it)."
+)
+
+
+def lopsided(players: int, options: Mapping[str, Any]) -> Msg | None:
+    """The warning for a table of `players` with `options` when the measured
+    tables say a side wins more than 65 % (None: neither does, or there is no
+    figure: a size outside 6-24, or a setting the tables did not vary)."""
+    if any(options.get(name, default) != default for name, default in MEASURED.items()):
+        return None
+    if players not in range(6, 25):
+        return None
+    fair = default_final_day(players)
+    days = int(options.get("final_day", 0)) or fair
+    recruit = bool(options.get("recruit", False))
+    count = int(options.get("traitors", 0))
+    params: dict[str, int] = {"players": players, "days": days, "fair": fair}
+    if count not in (0, traitor_count(players)):
+        pct = TWO_OF_SIX.get(days) if (players, count, recruit) == (6, 2, False) else None
+        if pct is None or pct <= LOPSIDED:
+            return None
+        return msg(COUNT_AHEAD, pct=round(pct), players=players, count=count)
+    traitors = TRAITOR_WIN.get((players, min(days, LONGEST), recruit))
+    if traitors is None or (days > LONGEST and traitors <= LOPSIDED):
+        return None
+    if traitors > LOPSIDED:
+        text = RECRUITING_AHEAD if recruit else TRAITORS_AHEAD
+        return msg(text, pct=round(traitors), **params)
+    if 100.0 - traitors > LOPSIDED:
+        return msg(LOYAL_AHEAD, pct=round(100.0 - traitors), **params)
+    return None
