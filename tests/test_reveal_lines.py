@@ -345,7 +345,7 @@ def test_the_sms_reveal_fits_three_segments_with_the_link_at_the_largest_table(
     definition = {"station": station, "resistance": resistance, "traitors": traitors}[kind].GAME
     assert definition.reveal is not None
     worst: dict[str, int] = {}
-    for seed in range(6):
+    for seed in range(12):
         game = named(LARGEST[kind](seed))
         brief = definition.reveal(game, True)
         bad = {game.names[s] for s in _bad_seats(kind, game)}
@@ -357,4 +357,4 @@ def test_the_sms_reveal_fits_three_segments_with_the_link_at_the_largest_table(
             assert encoding(sent) == "gsm7", (lang, sent)
             worst[lang] = max(worst.get(lang, 0), segments(sent))
     assert max(worst.values()) <= 3, worst
-    print(f"\n{kind}: SMS reveal segments with the link, worst of 6 games: {worst}")
+    print(f"\n{kind}: SMS reveal segments with the link, worst of 12 games: {worst}")

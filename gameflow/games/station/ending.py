@@ -6,8 +6,9 @@ the same state: the winner, parts and damage, both teams by name, each round's
 plan, result, secret actions (sabotage, the trap card and whether it was set)
 and what the vote did, and the fair-deal seed. `brief` is the SMS form, one text
 of at most 3 segments at 15 players: the winner, the infiltrators (the rest were
-loyal), who sabotaged in which rounds, the traps set, and the seed; the end
-screen's link carries the rest. Pure: the state in, `Msg`s out.
+loyal), who sabotaged in which rounds, the traps set (as far as the text stays
+within that SMS), and the seed; the end screen's link carries the rest. Pure:
+the state in, `Msg`s out.
 """
 
 from __future__ import annotations
@@ -38,6 +39,13 @@ _BRIEF: Final = {
 }
 _BRIEF_NO_WINNER: Final = N_("No team won. Infiltrators: {names}; the rest were loyal.")
 _NOBODY: Final = msg(N_("nobody"))
+# What one SMS may hold of the brief: 3 segments of 153 GSM-7 characters, less a
+# line of 100 for the end screen's link beside it.
+BRIEF_BUDGET: Final = 3 * 153 - 100
+# The words of each brief line beside its names and numbers, at most, in nb, sr
+# or en (with the line's break): the winners and infiltrators, the sabotage,
+# the traps, the seed.
+_HEAD, _SABOTAGE, _TRAPS, _SEED = 60, 25, 25, 10
 _SUCCESS: Final = msg(N_("success"))
 _FAILURE: Final = msg(N_("failure"))
 
@@ -124,34 +132,44 @@ def _round(game: Game, rec: RoundRecord, rounds: int) -> Msg:
 
 
 def _brief(game: Game, st: Station) -> tuple[Msg, ...]:
+    """The winners and the infiltrators; who sabotaged in which rounds; the
+    traps set, as far as the text stays within one SMS beside the link; the seed."""
+    name = game.names
     _, bad = _teams(game, st)
     head = _BRIEF.get(game.winner or "", _BRIEF_NO_WINNER)
     lines = [msg(head, names=_names(game, bad))]
     sabotage: dict[int, list[int]] = {}
     traps: list[Item] = []
+    more = _TRAPS
+    cost = _cost(_HEAD, [name[s] for s in bad]) + _cost(_SEED, [game.seed])
     for rec in st.history:
         for s, c in enumerate(rec.choices):
             if c is not None and c.sabotage:
                 sabotage.setdefault(s, []).append(rec.round)
         trap = rec.trap
         if trap is not None and (c := rec.choices[trap.by]) is not None and c.trap:
+            by, victim = name[trap.by], name[trap.victim]
             traps.append(
-                msg(
-                    N_("{by} for {victim} ({round})"),
-                    by=game.names[trap.by],
-                    victim=game.names[trap.victim],
-                    round=rec.round,
-                )
+                msg(N_("{by} for {victim} ({round})"), by=by, victim=victim, round=rec.round)
             )
+            more += len(by) + len(victim) + 12  # its words, the round, the comma
     if sabotage:
         items = tuple(
-            msg(N_("{name} ({rounds})"), name=game.names[s], rounds=tuple(r))
+            msg(N_("{name} ({rounds})"), name=name[s], rounds=tuple(r))
             for s, r in sorted(sabotage.items())
         )
         lines.append(msg(N_("Sabotage (rounds): {items}."), items=items))
+        cost += _cost(_SABOTAGE, [name[s] for s in sabotage], sum(map(len, sabotage.values())))
     else:
         lines.append(msg(N_("Nobody sabotaged.")))
-    if traps:
+        cost += _SABOTAGE
+    if traps and cost + more <= BRIEF_BUDGET:
         lines.append(msg(N_("Traps set (round): {items}."), items=tuple(traps)))
     lines.append(msg(N_("Seed: {seed}."), seed=game.seed))
     return tuple(lines)
+
+
+def _cost(words: int, names: list[str], numbers: int = 0) -> int:
+    """At most what a brief line of `words` listing `names` (and `numbers` round
+    numbers) takes: its words, each name and its comma, each number and its comma."""
+    return words + sum(len(n) + 2 for n in names) + 4 * numbers

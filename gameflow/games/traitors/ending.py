@@ -10,8 +10,9 @@ Once the game is over this names every role, also of those banished in the final
 round, who keep it to themselves while the game lasts (docs/rules/traitors.md).
 `brief` is the SMS form, one text of at most 3 segments at 24 players: the
 winners, the traitors (with the day each recruit joined; the rest were loyal),
-whom the traitors tempted in vain, who lived through their murder, and the
-seed; the end screen's link carries the rest. Pure: the state in, `Msg`s out.
+then, as far as the text stays within that SMS, whom the traitors tempted in
+vain and who survived their murder, and the seed; the end screen's link carries
+the rest. Pure: the state in, `Msg`s out.
 """
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ _BRIEF: Final = {
     LOYAL: N_("The loyal won: {names}, {share} silver each."),
 }
 _NOBODY: Final = msg(N_("nobody"))
+# What one SMS may hold of the brief: 3 segments of 153 GSM-7 characters, less a
+# line of 100 for the end screen's link beside it.
+BRIEF_BUDGET: Final = 3 * 153 - 100
+# The words of each brief line beside its names and numbers, at most, in nb, sr
+# or en (with the line's break): the winners, the traitors, the tempted in vain,
+# who survived a murder, the seed.
+_WINNERS, _TRAITORS, _DECLINED, _LIVED, _SEED = 50, 50, 30, 30, 10
 
 
 def reveal(game: Game, brief: bool) -> tuple[Msg, ...]:
@@ -132,9 +140,22 @@ def _day(game: Game, rec: DayRecord) -> Msg:
     return msg(N_("Day {day}: {events}."), day=rec.day, events=tuple(events))
 
 
+def _cost(words: int, names: list[str], days: int = 0) -> int:
+    """At most what a brief line of `words` listing `names` (and `days` day
+    numbers) takes: its words, each name and its comma, each day and its comma."""
+    return words + sum(len(n) + 2 for n in names) + 5 * days
+
+
+def _by_player(game: Game, seen: dict[int, list[int]]) -> tuple[Item, ...]:
+    return tuple(
+        msg(N_("{name} ({days})"), name=game.names[s], days=tuple(days)) for s, days in seen.items()
+    )
+
+
 def _brief(game: Game, st: Traitors) -> tuple[Msg, ...]:
-    """The winners; the traitors, each recruit with the day; whom the traitors
-    tempted in vain and who lived through their murder; the seed."""
+    """The winners; the traitors, each recruit with the day; then, while the
+    text stays within one SMS of 3 segments beside the link, whom the traitors
+    tempted in vain and who survived their murder; the seed."""
     name = game.names
     won = flow.winners(st, game.winner)
     head = _BRIEF.get(game.winner or "")
@@ -144,29 +165,38 @@ def _brief(game: Game, st: Traitors) -> tuple[Msg, ...]:
         else msg(N_("No side won."))
     ]
     joined = {rec.converted: rec.day for rec in st.history if rec.converted != NOBODY}
+    seats = [s for s in range(len(game.players)) if st.role[s] == TRAITOR]
     traitors: tuple[Item, ...] = tuple(
         msg(N_("{name} ({day})"), name=name[s], day=joined[s]) if s in joined else name[s]
-        for s in range(len(game.players))
-        if st.role[s] == TRAITOR
+        for s in seats
     )
     lines.append(
         msg(N_("Traitors (day joined): {names}; the rest were loyal."), names=traitors)
         if joined
         else msg(N_("Traitors: {names}; the rest were loyal."), names=traitors or (_NOBODY,))
     )
-    declined: list[Item] = []
-    lived: list[Item] = []
+    cost = (
+        _cost(_WINNERS, [name[s] for s in won])
+        + _cost(_TRAITORS, [name[s] for s in seats], len(joined))
+        + _cost(_SEED, [game.seed])
+    )
+    declined: dict[int, list[int]] = {}
+    lived: dict[int, list[int]] = {}
     for rec in st.history:
         night = rec.night
         if night is None:
             continue
         if night.kind == TEMPT and night.target != NOBODY and rec.converted != night.target:
-            declined.append(msg(N_("{name} ({day})"), name=name[night.target], day=rec.day))
+            declined.setdefault(night.target, []).append(rec.day)
         if night.murder != NOBODY and rec.murdered == NOBODY:
-            lived.append(msg(N_("{name} ({day})"), name=name[night.murder], day=rec.day))
-    if declined:
-        lines.append(msg(N_("Tempted in vain (night): {names}."), names=tuple(declined)))
-    if lived:
-        lines.append(msg(N_("Survived a murder (night): {names}."), names=tuple(lived)))
+            lived.setdefault(night.murder, []).append(rec.day)
+    for seen, text, words in (
+        (declined, N_("Tempted in vain (night): {names}."), _DECLINED),
+        (lived, N_("Survived a murder (night): {names}."), _LIVED),
+    ):
+        more = _cost(words, [name[s] for s in seen], sum(map(len, seen.values())))
+        if seen and cost + more <= BRIEF_BUDGET:
+            lines.append(msg(text, names=_by_player(game, seen)))
+            cost += more
     lines.append(msg(N_("Seed: {seed}."), seed=game.seed))
     return tuple(lines)
