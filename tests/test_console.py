@@ -247,3 +247,38 @@ def test_a_game_over_offers_no_controls(tmp_path: Path) -> None:
             assert out.rejected is not None
 
     run(main())
+
+
+def test_a_campaign_window_moves_to_a_time_typed_in(tmp_path: Path) -> None:
+    async def main() -> None:
+        from gameflow.core import campaign
+        from gameflow.core.engine import legal
+        from gameflow.core.legal import find
+
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            game = await made(rt, "traitors")  # a campaign by default
+            spec = find(legal(game, HOST), "move_window")
+            assert spec is not None
+            window = str(spec.options("window")[-1])
+            option = next(o for name, _, o in campaign.declared(game) if name == window)
+            path = path_of(await rt.console_link(game))
+            html, csrf = await page(c, path)
+            assert "move_window" in kinds_of(html) and 'type="time"' in html
+            form = {"csrf": csrf, "kind": "move_window", "f:window": f'"{window}"'}
+            bad = await c.post(
+                path, data={**form, "rid": "move-bad-01", "f:clock": "25:99"}, headers=SAME
+            )
+            assert bad.status_code == 409 and not bad.json()["ok"], bad.text
+            empty = await c.post(path, data={**form, "rid": "move-empty-1"}, headers=SAME)
+            assert empty.status_code == 409
+            same = await rt.store.load(game.id)
+            assert same is not None and same.version == game.version
+            r = await c.post(
+                path, data={**form, "rid": "move-good-01", "f:clock": "21:30"}, headers=SAME
+            )
+            assert r.json() == {"ok": True, "notice": "Done: Move a daily window"}, r.text
+            after = await rt.store.load(game.id)
+            assert after is not None and after.option(option) == "21:30"
+
+    run(main())

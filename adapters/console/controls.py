@@ -7,8 +7,8 @@ removing a lobby player) and the game's own game-master actions
 (`Rules.host_kinds`). A control without fields is offered only if the core
 would accept it right now (a dry run of `apply`), so "Start" is not offered to
 a lobby too small to start and "End this phase now" only when everyone is
-ready. Controls that need typed input (a clock time to move a window, option
-values, the language) stay with the chat commands. A submitted control is
+ready. A field answered in words (the clock time a campaign window moves to)
+is typed in; option values and the language stay with the chat commands. A submitted control is
 turned into the core action through the game's script-step parser
 (`gameflow.replay.parse_step`), never by building a game's classes here.
 """
@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from adapters.console.texts import TEXTS
+from adapters.tv.texts import TEXTS as TV_TEXTS
 from gameflow.core import actions as A
 from gameflow.core import registry
 from gameflow.core.engine import apply, legal
@@ -29,7 +30,16 @@ from gameflow.core.state import Game
 from gameflow.i18n import render
 from gameflow.replay import parse_step
 
-CORE_KINDS = (A.Start.kind, A.Kick.kind, A.Pause.kind, A.Resume.kind, A.Advance.kind, A.End.kind)
+CORE_KINDS = (
+    A.Start.kind,
+    A.Kick.kind,
+    A.Pause.kind,
+    A.Resume.kind,
+    A.Advance.kind,
+    A.MoveWindow.kind,
+    A.End.kind,
+)
+FREE_LENGTH = 16  # a free field's words (a clock time) are short
 
 
 class Option(NamedTuple):
@@ -42,6 +52,7 @@ class Choice(NamedTuple):
     heading: str
     many: bool
     options: tuple[Option, ...]
+    free: bool = False  # typed in (a clock time), not picked
 
 
 class Control(NamedTuple):
@@ -97,6 +108,8 @@ def value_label(game: Game, field: str, value: Value, lang: str) -> str:
         return render(TEXTS["nothing"], lang)
     if isinstance(value, int):
         return str(value)
+    if field == "window" and f"phase_{value}" in TV_TEXTS:  # a campaign window: its phase
+        return render(TV_TEXTS[f"phase_{value}"], lang)
     if game.seat(value) >= 0:
         return game.name_of(value)
     own = words.value_labels.get(value) or words.card_names.get(value)
@@ -106,7 +119,9 @@ def value_label(game: Game, field: str, value: Value, lang: str) -> str:
 def label_of(game: Game, kind: str, lang: str) -> tuple[str, str]:
     """A control's name and its one line of help."""
     if kind in CORE_KINDS:
-        help_key = {"advance_early": "advance_help"}.get(kind, f"{kind}_help")
+        help_key = {"advance_early": "advance_help", "move_window": "move_help"}.get(
+            kind, f"{kind}_help"
+        )
         return render(TEXTS[kind], lang), render(TEXTS[help_key], lang)
     words = registry.get(game.kind).words
     name = words.sms_kind_names.get(kind) or words.kind_labels.get(kind) or kind
@@ -121,13 +136,16 @@ def controls(game: Game, now: float, lang: str) -> tuple[Control, ...]:
         name, line = label_of(game, spec.kind, lang)
         choices = []
         for f in spec.fields:
-            heading = words.headings.get((spec.kind, f.name)) or words.field_headings.get(f.name)
+            heading = (
+                words.headings.get((spec.kind, f.name))
+                or words.field_headings.get(f.name)
+                or TEXTS.get(f"field_{f.name}")
+            )
             options = tuple(
                 Option(json.dumps(v), value_label(game, f.name, v, lang)) for v in f.options
             )
-            choices.append(
-                Choice(f.name, render(heading, lang) if heading else "", f.many, options)
-            )
+            shown = render(heading, lang) if heading else ""
+            choices.append(Choice(f.name, shown, f.many, options, f.free))
         danger = spec.kind in (A.End.kind, A.Kick.kind)
         out.append(Control(spec.kind, spec.phase, name, line, tuple(choices), danger))
     return tuple(out)
@@ -145,6 +163,11 @@ def build(
     chosen: dict[str, Any] = {}
     for f in spec.fields:
         sent = values.get(f.name, ())
+        if f.free:  # the words as typed: the core checks them (a clock time)
+            if len(sent) != 1 or not sent[0].strip() or len(sent[0]) > FREE_LENGTH:
+                return None
+            chosen[f.name] = sent[0].strip()
+            continue
         try:
             picked = [json.loads(v) for v in sent]
         except ValueError:

@@ -68,6 +68,12 @@ TEXTS: dict[str, str] = {
     "end_help": N_("Ends the game for everyone now; nobody wins."),
     "kick": N_("Remove a player"),
     "kick_help": N_("Takes a player out of the lobby before the start."),
+    "move_window": N_("Move a daily window"),
+    "move_help": N_(
+        "Moves one of the campaign's daily times; a phase closing at it now closes at the new time."
+    ),
+    "field_window": N_("Which window:"),
+    "field_clock": N_("New time (HH:MM):"),
     "game_help": N_("The game master's action of this game; it applies at once."),
     "yes": N_("yes"),
     "no": N_("no"),

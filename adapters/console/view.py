@@ -95,11 +95,11 @@ def secret_lines(game: Game, lines: Lines, gm_view: Callable[[Game], dict[str, A
         facts.append(lines.t("death_list", names=lines.names(s["death_list_draft"])))
     pending = s.get("pending")
     if pending:
-        facts.append(
-            lines.t(
-                "pending", target=lines.name(pending["target"]), what=lines.word(pending["kind"])
-            )
-        )
+        facts.append(lines.t("pending", what=lines.word(pending["kind"])))
+        if pending.get("target"):
+            facts.append(lines.t("pending_target", name=lines.name(pending["target"])))
+        if pending.get("murder"):
+            facts.append(lines.t("pending_murder", name=lines.name(pending["murder"])))
         if pending.get("declined"):
             facts.append(lines.t("declined", names=lines.names(pending["declined"])))
     if s.get("waiting"):
