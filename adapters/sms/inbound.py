@@ -269,8 +269,6 @@ class Gateway(HostReports):
             await self.set_text(sid, cmd.args, game, player, say)
         elif kind == "console":  # the game master's console link, to the host alone
             say.extend(await console_text(self.console_link, cmd.args, game, player))
-        elif kind == "set":  # SET, SETT, PODESI: adapters/sms/host_reports.py
-            await self.set_text(sid, cmd.args, game, player, say)
         elif kind == "move":
             await self._move(sid, cmd, game, player, say)
         elif kind in HOST_ACTIONS:
