@@ -167,6 +167,33 @@ def test_no_reveal_before_the_end_or_for_a_game_never_dealt(kind: str) -> None:
     assert reveal(started.state, False) == reveal(started.state, True) == ()
 
 
+NO_WINNER = {
+    "station": ("The host ended the game: no team won.", "No team won. Infiltrators: "),
+    "resistance": ("The host ended the game: no side won.", "No side won. Spies: "),
+    "traitors": ("The game master ended the game: no side won.", "No side won."),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NO_WINNER))
+def test_a_game_the_host_ended_reveals_no_winner_and_every_role(kind: str) -> None:
+    definition = {"station": station, "resistance": resistance, "traitors": traitors}[kind].GAME
+    assert definition.reveal is not None
+    game = new_game(kind, "g1", "host", SEED, lang="en")
+    for i in range(definition.rules.min_players + 1):
+        result = apply(game, A.Join(f"p{i}", None, NAMES[i]), EPOCH)
+        assert isinstance(result, Accepted)
+        game = result.state
+    started = apply(game, A.Start("host"), EPOCH)
+    assert isinstance(started, Accepted)
+    ended = apply(started.state, A.End("host"), EPOCH + 1)
+    assert isinstance(ended, Accepted) and ended.state.over and ended.state.winner is None
+    full = lines_of(definition.reveal(ended.state, False))
+    brief = lines_of(definition.reveal(ended.state, True))
+    assert full[0] == NO_WINNER[kind][0] and brief[0].startswith(NO_WINNER[kind][1])
+    assert all(name in "\n".join(full) for name in ended.state.names)
+    assert full[-1] == f"Fair deal: seed {SEED}" and brief[-1] == f"Seed: {SEED}."
+
+
 # -- what the reveal says, against what happened ------------------------------------
 
 
