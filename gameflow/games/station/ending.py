@@ -39,9 +39,10 @@ _BRIEF: Final = {
 }
 _BRIEF_NO_WINNER: Final = N_("No team won. Infiltrators: {names}; the rest were loyal.")
 _NOBODY: Final = msg(N_("nobody"))
-# What one SMS may hold of the brief: 3 segments of 153 GSM-7 characters, less a
-# line of 100 for the end screen's link beside it.
-BRIEF_BUDGET: Final = 3 * 153 - 100
+# What one SMS may hold of the brief: 3 segments of 153 GSM-7 characters, less
+# the end screen's link line under it (adapters/status_link.py: its words, at most
+# 53 characters in sr, and a link of about 75: a base address and a 43-character token).
+BRIEF_BUDGET: Final = 3 * 153 - 130
 # The words of each brief line beside its names and numbers, at most, in nb, sr
 # or en (with the line's break): the winners and infiltrators, the sabotage,
 # the traps, the seed.
@@ -163,9 +164,10 @@ def _brief(game: Game, st: Station) -> tuple[Msg, ...]:
     else:
         lines.append(msg(N_("Nobody sabotaged.")))
         cost += _SABOTAGE
+    # The seed before the traps: a text cut at its end to fit keeps the seed.
+    lines.append(msg(N_("Seed: {seed}."), seed=game.seed))
     if traps and cost + more <= BRIEF_BUDGET:
         lines.append(msg(N_("Traps set (round): {items}."), items=tuple(traps)))
-    lines.append(msg(N_("Seed: {seed}."), seed=game.seed))
     return tuple(lines)
 
 

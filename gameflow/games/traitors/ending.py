@@ -46,9 +46,10 @@ _BRIEF: Final = {
     LOYAL: N_("The loyal won: {names}, {share} silver each."),
 }
 _NOBODY: Final = msg(N_("nobody"))
-# What one SMS may hold of the brief: 3 segments of 153 GSM-7 characters, less a
-# line of 100 for the end screen's link beside it.
-BRIEF_BUDGET: Final = 3 * 153 - 100
+# What one SMS may hold of the brief: 3 segments of 153 GSM-7 characters, less
+# the end screen's link line under it (adapters/status_link.py: its words, at most
+# 53 characters in sr, and a link of about 75: a base address and a 43-character token).
+BRIEF_BUDGET: Final = 3 * 153 - 130
 # The words of each brief line beside its names and numbers, at most, in nb, sr
 # or en (with the line's break): the winners, the traitors, the tempted in vain,
 # who survived a murder, the seed.
@@ -190,6 +191,8 @@ def _brief(game: Game, st: Traitors) -> tuple[Msg, ...]:
             declined.setdefault(night.target, []).append(rec.day)
         if night.murder != NOBODY and rec.murdered == NOBODY:
             lived.setdefault(night.murder, []).append(rec.day)
+    # The seed before the rest: a text cut at its end to fit keeps the seed.
+    lines.append(msg(N_("Seed: {seed}."), seed=game.seed))
     for seen, text, words in (
         (declined, N_("Tempted in vain (night): {names}."), _DECLINED),
         (lived, N_("Survived a murder (night): {names}."), _LIVED),
@@ -198,5 +201,4 @@ def _brief(game: Game, st: Traitors) -> tuple[Msg, ...]:
         if seen and cost + more <= BRIEF_BUDGET:
             lines.append(msg(text, names=_by_player(game, seen)))
             cost += more
-    lines.append(msg(N_("Seed: {seed}."), seed=game.seed))
     return tuple(lines)
