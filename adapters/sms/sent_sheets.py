@@ -13,11 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from functools import partial
+from collections.abc import Mapping
 from typing import Any
-
-from cachetools import LRUCache
 
 from adapters import sent
 from service.ports import GameStore
@@ -29,8 +26,7 @@ TRIES = 8
 SEEN_CACHE = 10_000  # games whose SMS sheet record is remembered (SentSheets)
 
 
-# A compare-and-set of a game's record: (old, new) -> whether it held.
-Swap = Callable[[str | None, str], Awaitable[bool]]
+Swap = sent.Swap  # a compare-and-set of a game's record: (old, new) -> whether it held
 
 
 class SentSheets:
@@ -53,30 +49,23 @@ class SentSheets:
 
     def __init__(self, store: GameStore | None) -> None:
         self.store = store
-        self._memory: dict[str, str] = {}
+        where = store if store is not None else sent.Memory()
+        self.part = sent.Part(where, sent.SMS, tries=TRIES, remembered=SEEN_CACHE)
         # One game's players are texted in parallel: their records take turns
         # here instead of losing compare-and-sets to each other.
         self._locks: dict[str, asyncio.Lock] = {}
         self._users: dict[str, int] = {}
-        # game -> its record as last written here (the oldest forgotten)
-        self._seen: LRUCache[str, str | None] = LRUCache(maxsize=SEEN_CACHE)
+        self._seen = self.part.last  # game -> its record as last written or read here
 
     async def _get(self, game_id: str) -> str | None:
-        if self.store is None:
-            return self._memory.get(game_id)
-        return await sent.read(self.store, game_id)
+        return await sent.read(self.part.store, game_id)
 
-    async def _swap(self, game_id: str, old: str | None, new: str) -> bool:
-        if self.store is None:
-            if self._memory.get(game_id) != old:
-                return False
-            self._memory[game_id] = new
-            return True
-        return await self.store.swap_attr(game_id, ATTR, old, new)
+    @classmethod
+    def _parse(cls, raw: str | None) -> tuple[dict[str, str], dict[str, str]]:
+        return cls._doc(sent.part(raw, sent.SMS))
 
     @staticmethod
-    def _parse(raw: str | None) -> tuple[dict[str, str], dict[str, str]]:
-        text = sent.part(raw, sent.SMS)
+    def _doc(text: str | None) -> tuple[dict[str, str], dict[str, str]]:
         if not text:
             return {}, {}
         doc: dict[str, Any] = json.loads(text)
@@ -130,16 +119,10 @@ class SentSheets:
     async def _record(
         self, game_id: str, player: str, key: str | None, closed: str | None, first: Swap | None
     ) -> bool:
-        # The record this process last wrote or read is the first guess: one
-        # game's texts are delivered by one consumer at a time, so it is
-        # nearly always current and the swap alone is one round trip. A guess
-        # that fails the swap, or that says nothing needs changing, is read
-        # afresh (another worker may have written since).
-        fresh = game_id not in self._seen
         used = False
-        for _ in range(TRIES):
-            raw = await self._get(game_id) if fresh else self._seen[game_id]
-            keys, how = self._parse(raw)
+
+        def change(text: str | None) -> str | None:
+            keys, how = self._doc(text)
             before = (dict(keys), dict(how))
             if key is not None:
                 keys[player] = key
@@ -148,25 +131,19 @@ class SentSheets:
                 keys.pop(player, None)
                 how[player] = closed
             if (keys, how) == before:
-                if fresh:
-                    self._seen[game_id] = raw
-                    return used
-                fresh = True
-                continue
+                return None
             doc: dict[str, Any] = {"k": keys}
             if how:
                 doc["c"] = how
-            new = sent.put(raw, sent.SMS, json.dumps(doc, sort_keys=True))
-            if first is not None:
-                swap, first, used = first, None, True
-            else:
-                swap = partial(self._swap, game_id)
-            if await swap(raw, new):
-                self._seen[game_id] = new
-                return used
-            fresh = True
-        self._seen.pop(game_id, None)
-        log.warning("SMS sheets of %s: lost the race %d times", game_id, TRIES)
+            return json.dumps(doc, sort_keys=True)
+
+        async def acking(old: str | None, new: str) -> bool:
+            nonlocal used
+            used = True
+            assert first is not None
+            return await first(old, new)
+
+        await self.part.change(game_id, change, first=acking if first is not None else None)
         return used
 
 

@@ -25,8 +25,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from cachetools import LRUCache
-
 from adapters import sent
 from service.ports import GameStore
 
@@ -41,11 +39,10 @@ Open = dict[str, Entry]
 SEQ, CHAT, MID, KEY, TICKET, FREE = range(6)
 
 
-def parse_record(record: str | None) -> tuple[int, Open]:
-    """(version, entries) of a game's stored record (its Telegram part);
-    anything malformed counts as absent (an entry of an older format reads
-    as a question nobody has)."""
-    text = sent.part(record, sent.TELEGRAM)
+def parse_part(text: str | None) -> tuple[int, Open]:
+    """(version, entries) of the record's Telegram part; anything malformed
+    counts as absent (an entry of an older format reads as a question nobody
+    has)."""
     try:
         data = json.loads(text) if text else {}
         version = int(data.get("v", 0))
@@ -65,61 +62,51 @@ def parse_record(record: str | None) -> tuple[int, Open]:
     return version, entries
 
 
+def parse_record(record: str | None) -> tuple[int, Open]:
+    """(version, entries) of a game's stored record (its Telegram part)."""
+    return parse_part(sent.part(record, sent.TELEGRAM))
+
+
 def parse_open(text: str | None) -> Open:
     """The entries of a stored record (player -> entry)."""
     return parse_record(text)[1]
 
 
+def dump_part(version: int, entries: Open) -> str:
+    return json.dumps({"v": version, "p": entries}, separators=(",", ":"))
+
+
 def dump_record(version: int, entries: Open, record: str | None = None) -> str:
     """The game's record `record` with this Telegram part."""
-    part = json.dumps({"v": version, "p": entries}, separators=(",", ":"))
-    return sent.put(record, sent.TELEGRAM, part)
+    return sent.put(record, sent.TELEGRAM, dump_part(version, entries))
 
 
 Change = Callable[[int, Open], int | None]  # -> the new version, or None: no change
 
 
 class Records:
-    """Read-change-swap of the Telegram part of one store's records, trying
-    this process's last copy first (one round trip when nobody else wrote
-    since)."""
+    """The Telegram part of one store's records (adapters/sent.py's `Part`:
+    read, change, compare-and-set, this process's last copy tried first)."""
 
     def __init__(self, store: GameStore) -> None:
         self.store = store
-        self._last: LRUCache[str, str | None] = LRUCache(maxsize=RECORDS_REMEMBERED)
+        self.part = sent.Part(store, sent.TELEGRAM, tries=SWAP_TRIES, remembered=RECORDS_REMEMBERED)
+        self._last = self.part.last
 
     async def read(self, game_id: str) -> tuple[int, Open]:
-        text = await sent.read(self.store, game_id)
-        self._last[game_id] = text
-        return parse_record(text)
+        return parse_part(await self.part.read(game_id))
 
     async def change(self, game_id: str, change: Change, *, fresh: bool = False) -> bool:
         """Apply `change` until a swap holds; True if one did (False: nothing
         to change, no such game, or store trouble, which is logged)."""
+
+        def changed(text: str | None) -> str | None:
+            version, entries = parse_part(text)
+            new_version = change(version, entries)
+            return None if new_version is None else dump_part(new_version, entries)
+
         try:
-            known = game_id in self._last and not fresh
-            old = self._last.get(game_id) if known else None
-            if not known:
-                old = await sent.read(self.store, game_id)
-            gone = False
-            for _ in range(SWAP_TRIES):
-                version, entries = parse_record(old)
-                new_version = change(version, entries)
-                if new_version is None:
-                    if known:  # decided on our copy: decide again on the store's
-                        old, known = await sent.read(self.store, game_id), False
-                        continue
-                    self._last[game_id] = old
-                    return False
-                new = dump_record(new_version, entries, old)
-                if await self.store.swap_attr(game_id, OPEN_ATTR, old, new):
-                    self._last[game_id] = new
-                    return True
-                if old is None and gone and not known:
-                    return False  # no such game (any more)
-                gone = old is None
-                old, known = await sent.read(self.store, game_id), False
-            log.warning("%s: gave up changing the open-prompt record", game_id)
+            return await self.part.change(game_id, changed, fresh=fresh)
         except Exception:
             log.exception("%s: changing the open-prompt record failed", game_id)
         return False
