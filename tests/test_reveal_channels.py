@@ -19,6 +19,7 @@ from adapters.sms.segments import segments
 from gameflow.core import registry
 from gameflow.core.state import Game
 from gameflow.core.text import Msg, msg
+from gameflow.i18n import render
 from tests.fake_twilio import FakeTwilio
 from tests.sms_helpers import World
 from tests.sms_table import Table as SmsTable
@@ -119,3 +120,39 @@ def test_a_long_reveal_is_cut_at_line_ends_to_keep_the_link() -> None:
     # a single line too long for any room: its beginning, without the link
     one = fit("x" * 600, tail)
     assert segments(one) <= MAX_SEGMENTS and one.startswith("x") and tail not in one
+
+
+@pytest.mark.sms
+@pytest.mark.parametrize(
+    ("kind", "n", "seed"), [("station", 7, 5), ("resistance", 6, 6), ("traitors", 8, 7)]
+)
+def test_a_registered_reveal_reaches_every_sms_player_in_one_text(
+    fake: FakeTwilio, kind: str, n: int, seed: int
+) -> None:
+    """The games' own reveals (gameflow/games/*/ending.py), by text: every
+    player's last text is the brief reveal, its first lines as the game
+    words them, the link under it."""
+
+    async def main() -> None:
+        w = World(fake, rate=0)
+
+        async def tv_link(game: Game) -> str:
+            return f"{LINK}{game.id}"
+
+        w.sms.delivery.tv_link = tv_link
+        try:
+            t = SmsTable(w, kind, n, "en", seed)
+            await t.open()
+            game = await t.play()
+            show = registry.get(kind).reveal
+            assert game.over and show is not None
+            brief = [render(line, "en") for line in show(game, True)]
+            for phone in t.phones:
+                text = w.inbox(phone)[-1]
+                assert segments(text) <= MAX_SEGMENTS, text
+                assert text.endswith(f"{LINK}{game.id}"), text
+                assert text.startswith(brief[0] + "\n"), (text, brief)
+        finally:
+            await w.close()
+
+    run(main())
