@@ -129,6 +129,34 @@ class TvScreen:
     build: Callable[[dict[str, Any], Translator, Callable[[str | None], str]], dict[str, Any]]
 
 
+class Part(NamedTuple):
+    """A player in a game's story: their name, their role at the end, whether
+    it was the side hidden while the game ran, and what became of them."""
+
+    name: str
+    role: Msg
+    hidden_side: bool
+    notes: tuple[Msg, ...] = ()
+
+
+class Chapter(NamedTuple):
+    """One round of a game's story: what was done in secret, what the table saw."""
+
+    title: Msg
+    secret: tuple[Msg, ...]
+    public: tuple[Msg, ...]
+
+
+class Story(NamedTuple):
+    """An ended game, round by round with every secret (adapters/story):
+    the end's headline lines, every player's part, the rounds, the seed."""
+
+    head: tuple[Msg, ...]
+    cast: tuple[Part, ...]
+    chapters: tuple[Chapter, ...]
+    seed: str
+
+
 def lazy(path: str) -> Callable[..., Any]:
     """The function at `path` ("package.module:name"), imported when first
     called: a definition names its bots without loading them."""
@@ -188,6 +216,9 @@ class GameDefinition:
     # Everything secret as the game goes, for a game master who plays no role
     # (the console); None: the game has no secret view.
     gm_view: Callable[[Game], dict[str, Any]] | None = None
+    # The ended game's story, round by round with every secret (issue #32,
+    # item 6); None before the end or for a game never dealt.
+    story: Callable[[Game], Story | None] | None = None
 
     @property
     def kind(self) -> str:

@@ -198,4 +198,5 @@ GAME: Final = GameDefinition(
     lopsided=lazy("gameflow.games.resistance.balance:lopsided"),
     tv=TvScreen("gameflow.games.resistance:tv.html", tv.build),
     reveal=ending.reveal,
+    story=ending.story,
 )

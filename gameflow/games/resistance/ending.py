@@ -8,12 +8,15 @@ and what their secret ones showed to whom, and the fair-deal seed. `brief` is th
 SMS form, one text of at most 3 segments at 10 players: the winner, the spies
 (the rest were the resistance), who played Fail on which mission, and the seed;
 the end screen's link carries the rest. Pure: the state in, `Msg`s out.
+`story` is the same, mission by mission, for the story page (adapters/story):
+the secret Fail cards and plot cards apart from the proposals, votes and results.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from gameflow.core.definition import Chapter, Part, Story
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.resistance.cards import KEEPING_CLOSE_EYE, OPEN_UP, OVERHEARD_CONVERSATION
@@ -23,6 +26,7 @@ from gameflow.games.resistance.state import (
     SPIES,
     MissionRecord,
     Resistance,
+    TeamVote,
 )
 from gameflow.games.resistance.texts import TEAM_TEXT, card_name, mission_card
 
@@ -100,8 +104,16 @@ def _mission(game: Game, rec: MissionRecord) -> Msg:
 def _plots(game: Game, st: Resistance) -> dict[int, list[Item]]:
     """Each mission's plot cards: the public plays, then what the secret ones
     (and Establish Confidence, given) showed to whom."""
-    name = game.names
     out: dict[int, list[Item]] = {}
+    for mission, item in (*_plays(game, st), *_learned(game, st)):
+        out.setdefault(mission, []).append(item)
+    return out
+
+
+def _plays(game: Game, st: Resistance) -> list[tuple[int, Msg]]:
+    """The plot cards played in the open, by mission."""
+    name = game.names
+    out: list[tuple[int, Msg]] = []
     for use in st.plot_log:
         if use.dealt or use.card in _SECRET_PLAYS:
             continue
@@ -116,7 +128,14 @@ def _plots(game: Game, st: Resistance) -> dict[int, list[Item]]:
                 target=name[use.target],
             )
         )
-        out.setdefault(use.mission, []).append(item)
+        out.append((use.mission, item))
+    return out
+
+
+def _learned(game: Game, st: Resistance) -> list[tuple[int, Msg]]:
+    """What the secret plot cards (and Establish Confidence) showed to whom, by mission."""
+    name = game.names
+    out: list[tuple[int, Msg]] = []
     for seat, facts in enumerate(st.knowledge):
         for f in facts:
             if f.card == KEEPING_CLOSE_EYE:
@@ -134,7 +153,7 @@ def _plots(game: Game, st: Resistance) -> dict[int, list[Item]]:
                     about=name[f.about],
                     team=msg(TEAM_TEXT[f.value]),
                 )
-            out.setdefault(f.mission, []).append(item)
+            out.append((f.mission, item))
     return out
 
 
@@ -160,3 +179,68 @@ def _brief(game: Game, st: Resistance) -> tuple[Msg, ...]:
         lines.append(msg(N_("Nobody played a fail card.")))
     lines.append(msg(N_("Seed: {seed}."), seed=game.seed))
     return tuple(lines)
+
+
+def story(game: Game) -> Story | None:
+    """The ended game mission by mission (issue #32, item 6): the end's head
+    line, every player's side, each mission's secret cards (who played Fail,
+    what the secret plot cards showed) apart from its proposals, votes, open
+    plot cards and result, and the seed. None before the end."""
+    st: Resistance | None = game.rules
+    if not game.over or st is None:
+        return None
+    cast = tuple(
+        Part(game.names[s], msg(N_("spy") if st.spy[s] else N_("resistance")), st.spy[s])
+        for s in range(len(game.players))
+    )
+    plays, learned = _plays(game, st), _learned(game, st)
+    chapters = []
+    for rec in st.results:
+        m = rec.mission
+        secret = [msg(N_("Fail played by {names}"), names=_names(game, rec.failed_by))]
+        if not rec.failed_by:
+            secret = [] if not rec.fails else [nmsg("{n} fail card", "{n} fail cards", rec.fails)]
+        secret.extend(item for at, item in learned if at == m)
+        fails = (
+            nmsg("{n} fail card", "{n} fail cards", rec.fails)
+            if rec.fails
+            else msg(N_("no fail card"))
+        )
+        public = [_proposed(game, p) for p in st.proposals if p.mission == m]
+        public.extend(item for at, item in plays if at == m)
+        public.append(
+            msg(
+                N_("Mission {mission} ({team}) succeeded; {fails}.")
+                if rec.success
+                else N_("Mission {mission} ({team}) failed; {fails}."),
+                mission=m,
+                team=_names(game, rec.team),
+                fails=fails,
+            )
+        )
+        chapters.append(
+            Chapter(msg(N_("Mission {mission}"), mission=m), tuple(secret), tuple(public))
+        )
+    return Story(_full(game, st)[:1], cast, tuple(chapters), game.seed)
+
+
+def _proposed(game: Game, rec: TeamVote) -> Msg:
+    """One proposal: its leader and team, the votes for and against, a veto."""
+    yes = [s for s, v in enumerate(rec.votes) if v is True]
+    no = [s for s, v in enumerate(rec.votes) if v is False]
+    text = (
+        N_("{leader} proposed {team}: approved (for: {yes}; against: {no}).")
+        if rec.approved
+        else N_("{leader} proposed {team}: rejected (for: {yes}; against: {no}).")
+    )
+    line = msg(
+        text,
+        leader=game.names[rec.leader],
+        team=_names(game, rec.team),
+        yes=_names(game, yes),
+        no=_names(game, no),
+    )
+    if rec.vetoed_by == NOBODY:
+        return line
+    veto = msg(N_("{name} vetoed the team."), name=game.names[rec.vetoed_by])
+    return msg(N_("{line} {veto}"), line=line, veto=veto)

@@ -163,4 +163,5 @@ GAME: Final = GameDefinition(
     tv=TvScreen("gameflow.games.station:tv.html", tv.build),
     last_tally=last_tally,
     reveal=ending.reveal,
+    story=ending.story,
 )

@@ -8,13 +8,15 @@ and what the vote did, and the fair-deal seed. `brief` is the SMS form, one text
 of at most 3 segments at 15 players: the winner, the infiltrators (the rest were
 loyal), who sabotaged in which rounds, the traps set (as far as the text stays
 within that SMS), and the seed; the end screen's link carries the rest. Pure:
-the state in, `Msg`s out.
+the state in, `Msg`s out. `story` is the same, round by round, for the
+story page (adapters/story): each round's secret actions apart from its vote.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from gameflow.core.definition import Chapter, Part, Story
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.games.station.state import (
@@ -90,8 +92,19 @@ def _full(game: Game, st: Station) -> tuple[Msg, ...]:
 
 def _round(game: Game, rec: RoundRecord, rounds: int) -> Msg:
     """One round as the end screen's row: secret actions first, then the vote."""
+    return msg(
+        N_("Round {round} (plan {plan}): {result}; {events}."),
+        round=rec.round,
+        plan=rec.plan + 1,
+        result=_SUCCESS if rec.success else _FAILURE,
+        events=(*_secret(game, rec), *_public(game, rec, rounds)),
+    )
+
+
+def _secret(game: Game, rec: RoundRecord) -> list[Msg]:
+    """A round's secret actions: who sabotaged, who held or set the trap card."""
     name = game.names
-    acts: list[Item] = []
+    acts: list[Msg] = []
     for s, c in enumerate(rec.choices):
         if c is not None and c.sabotage:
             acts.append(msg(N_("{name} sabotaged"), name=name[s]))
@@ -108,6 +121,13 @@ def _round(game: Game, rec: RoundRecord, rounds: int) -> Msg:
                 victim=name[trap.victim],
             )
         )
+    return acts
+
+
+def _public(game: Game, rec: RoundRecord, rounds: int) -> list[Msg]:
+    """What a round's vote did, and the trap's victim."""
+    name = game.names
+    acts: list[Msg] = []
     if rec.checked != NOBODY:
         acts.append(msg(N_("{name} was checked"), name=name[rec.checked]))
     elif rec.out != NOBODY:
@@ -123,13 +143,7 @@ def _round(game: Game, rec: RoundRecord, rounds: int) -> Msg:
             else N_("the trap injured {name}")
         )
         acts.append(msg(hit, name=name[rec.hit.seat]))
-    return msg(
-        N_("Round {round} (plan {plan}): {result}; {events}."),
-        round=rec.round,
-        plan=rec.plan + 1,
-        result=_SUCCESS if rec.success else _FAILURE,
-        events=tuple(acts),
-    )
+    return acts
 
 
 def _brief(game: Game, st: Station) -> tuple[Msg, ...]:
@@ -175,3 +189,80 @@ def _cost(words: int, names: list[str], numbers: int = 0) -> int:
     """At most what a brief line of `words` listing `names` (and `numbers` round
     numbers) takes: its words, each name and its comma, each number and its comma."""
     return words + sum(len(n) + 2 for n in names) + 4 * numbers
+
+
+def story(game: Game) -> Story | None:
+    """The ended game round by round (issue #32, item 6): the end's head lines,
+    every player's role and fate, each round's secret actions apart from its
+    plan, result, vote and trap, and the seed. None before the end."""
+    st: Station | None = game.rules
+    if not game.over or st is None:
+        return None
+    full = _full(game, st)
+    rounds = st.config.rounds
+    fates: dict[int, list[Msg]] = {}
+    for rec in st.history:
+        if rec.out != NOBODY:
+            fates.setdefault(rec.out, []).append(
+                msg(N_("voted out in round {round}"), round=rec.round)
+            )
+        if rec.hit is not None:
+            fate = (
+                N_("killed by the trap in round {round}")
+                if rec.hit.effect == "killed"
+                else N_("injured by the trap in round {round}")
+            )
+            fates.setdefault(rec.hit.seat, []).append(msg(fate, round=rec.round))
+    cast = tuple(
+        Part(
+            game.names[s],
+            msg(N_("infiltrator") if st.infiltrator[s] else N_("loyal crew")),
+            st.infiltrator[s],
+            tuple(fates.get(s, ())),
+        )
+        for s in range(len(game.players))
+    )
+    chapters = tuple(
+        Chapter(
+            msg(
+                N_("Round {round}: {mission}"),
+                round=rec.round,
+                mission=msg(st.missions[(rec.round - 1) % len(st.missions)]),
+            ),
+            tuple(_secret(game, rec)),
+            (
+                msg(
+                    N_("Plan {plan} was played: {result}."),
+                    plan=rec.plan + 1,
+                    result=_SUCCESS if rec.success else _FAILURE,
+                ),
+                msg(
+                    N_("Parts sent: {parts} of {target}. Damage: {damage} of {limit}."),
+                    parts=rec.parts,
+                    target=st.config.target,
+                    damage=rec.damage,
+                    limit=st.config.limit,
+                ),
+                *_votes(game, rec.votes),
+                *_public(game, rec, rounds),
+            ),
+        )
+        for rec in st.history
+    )
+    return Story(full[:2], cast, chapters, game.seed)
+
+
+def _votes(game: Game, votes: tuple[int | None, ...]) -> list[Msg]:
+    """A round's tally, one line per target with its voters, most votes first."""
+    by: dict[int, list[str]] = {}
+    for voter, target in enumerate(votes):
+        if target is not None:
+            by.setdefault(target, []).append(game.names[voter])
+    return [
+        msg(
+            N_("Votes for {target}: {voters}."),
+            target=_NOBODY if t == NOBODY else game.names[t],
+            voters=tuple(v),
+        )
+        for t, v in sorted(by.items(), key=lambda kv: -len(kv[1]))
+    ]

@@ -244,4 +244,5 @@ GAME: Final = GameDefinition(
     table_talk=table_talk,
     gm_view=gm_view,
     reveal=ending.reveal,
+    story=ending.story,
 )

@@ -12,13 +12,16 @@ round, who keep it to themselves while the game lasts (docs/rules/traitors.md).
 winners, the traitors (with the day each recruit joined; the rest were loyal),
 then, as far as the text stays within that SMS, whom the traitors tempted in
 vain and who survived their murder, and the seed; the end screen's link carries
-the rest. Pure: the state in, `Msg`s out.
+the rest. Pure: the state in, `Msg`s out. `story` is the same, day by day,
+for the story page (adapters/story): each night's choice apart from the day's
+mission, round table votes and banishments.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from gameflow.core.definition import Chapter, Part, Story
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.games.traitors import flow
@@ -116,6 +119,16 @@ def _day(game: Game, rec: DayRecord) -> Msg:
     """One day: who was banished, then the night's choice and what came of it."""
     name = game.names
     events: list[Item] = [msg(N_("{name} was banished"), name=name[s]) for s in rec.banished]
+    events.extend(_night(game, rec))
+    if not events:
+        return msg(N_("Day {day}: nobody was banished or murdered."), day=rec.day)
+    return msg(N_("Day {day}: {events}."), day=rec.day, events=tuple(events))
+
+
+def _night(game: Game, rec: DayRecord) -> list[Msg]:
+    """The night after a day: the traitors' choice and what came of it."""
+    name = game.names
+    events: list[Msg] = []
     night = rec.night
     if night is not None and night.kind == TEMPT and night.target != NOBODY:
         text = (
@@ -136,9 +149,7 @@ def _day(game: Game, rec: DayRecord) -> Msg:
         events.append(msg(N_("the traitors murdered {name}"), name=name[rec.murdered]))
     elif night is not None and night.murder != NOBODY:
         events.append(msg(N_("the traitors went for {name}, who lived"), name=name[night.murder]))
-    if not events:
-        return msg(N_("Day {day}: nobody was banished or murdered."), day=rec.day)
-    return msg(N_("Day {day}: {events}."), day=rec.day, events=tuple(events))
+    return events
 
 
 def _cost(words: int, names: list[str], days: int = 0) -> int:
@@ -201,4 +212,71 @@ def _brief(game: Game, st: Traitors) -> tuple[Msg, ...]:
         if seen and cost + more <= BRIEF_BUDGET:
             lines.append(msg(text, names=_by_player(game, seen)))
             cost += more
+    return tuple(lines)
+
+
+_ROLE: Final = {TRAITOR: N_("traitor"), LOYAL: N_("loyal")}
+
+
+def story(game: Game) -> Story | None:
+    """The ended game day by day (issue #32, item 6): the winners, every
+    player's role at the end with their fate, each night's choice apart from
+    the day's mission, round table votes and banishments, and the seed."""
+    st: Traitors | None = game.rules
+    if not game.over or st is None:
+        return None
+    fates = _fates(st)
+    cast = tuple(
+        Part(
+            game.names[s],
+            msg(_ROLE.get(st.role[s], _ROLE[LOYAL])),
+            st.role[s] == TRAITOR,
+            tuple(fates.get(s, ())),
+        )
+        for s in range(len(game.players))
+    )
+    chapters = tuple(
+        Chapter(msg(N_("Day {day}"), day=rec.day), tuple(_night(game, rec)), _public(game, rec))
+        for rec in st.history
+    )
+    return Story((_won(game, st),), cast, chapters, game.seed)
+
+
+def _public(game: Game, rec: DayRecord) -> tuple[Msg, ...]:
+    """What the table saw of a day: the mission's silver, each round table
+    vote's tally, who was banished and the role they showed."""
+    name = game.names
+    lines = [
+        msg(
+            N_("The mission won {silver} silver; the pot: {pot} silver."),
+            silver=rec.mission_silver,
+            pot=rec.pot,
+        )
+    ]
+    for n, readings in enumerate(rec.votes, start=1):
+        by: dict[int, list[Item]] = {}
+        for r in readings:
+            voter: Item = name[r.voter]
+            if r.weight > 1:
+                voter = msg(N_("{name} (with the dagger)"), name=name[r.voter])
+            by.setdefault(r.target, []).append(voter)
+        for target, voters in sorted(by.items(), key=lambda kv: -len(kv[1])):
+            who = _NOBODY if target == NOBODY else name[target]
+            lines.append(
+                msg(N_("Votes for {target}: {voters}."), target=who, voters=tuple(voters))
+                if n == 1
+                else msg(
+                    N_("Vote {n}, votes for {target}: {voters}."),
+                    n=n,
+                    target=who,
+                    voters=tuple(voters),
+                )
+            )
+    shown = dict(rec.revealed)
+    for s in rec.banished:
+        line = msg(N_("{name} was banished"), name=name[s])
+        if s in shown:
+            role = msg(_ROLE.get(shown[s], _ROLE[LOYAL]))
+            line = msg(N_("{name} was banished: {role}"), name=name[s], role=role)
+        lines.append(line)
     return tuple(lines)
