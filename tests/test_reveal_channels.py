@@ -9,7 +9,8 @@ page's link (the end screen) under it. Without a reveal nothing is added
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,28 @@ def revealing() -> Iterator[None]:
         registry.register(original)
 
 
+@asynccontextmanager
+async def ended(
+    fake: FakeTwilio, kind: str, n: int, seed: int
+) -> AsyncIterator[tuple[World, SmsTable, Game]]:
+    """A whole `kind` game of `n` SMS players (English), played to its end
+    with a TV, so that status links are made."""
+    w = World(fake, rate=0)
+
+    async def tv_link(game: Game) -> str:
+        return f"{LINK}{game.id}"
+
+    w.sms.delivery.tv_link = tv_link
+    try:
+        t = SmsTable(w, kind, n, "en", seed)
+        await t.open()
+        game = await t.play()
+        assert game.over
+        yield w, t, game
+    finally:
+        await w.close()
+
+
 @pytest.mark.telegram
 def test_a_whole_telegram_game_ends_with_the_reveal_for_everyone(
     tmp_path: Path, revealing: None
@@ -82,17 +105,7 @@ def test_a_whole_sms_game_ends_with_the_brief_reveal_and_the_link(
     fake: FakeTwilio, revealing: None
 ) -> None:
     async def main() -> None:
-        w = World(fake, rate=0)
-
-        async def tv_link(game: Game) -> str:
-            return f"{LINK}{game.id}"
-
-        w.sms.delivery.tv_link = tv_link
-        try:
-            t = SmsTable(w, "station", 7, "en", 3)
-            await t.open()
-            game = await t.play()
-            assert game.over
+        async with ended(fake, "station", 7, 3) as (w, t, game):
             link = f"Follow the game here (the public status page): {LINK}{game.id}"
             for phone in t.phones:
                 shown = [text for text in w.inbox(phone) if text.startswith("Sides: ")]
@@ -103,8 +116,6 @@ def test_a_whole_sms_game_ends_with_the_brief_reveal_and_the_link(
                 for name, spy in zip(game.names, game.rules.infiltrator, strict=True):
                     assert f"{name} {'spy' if spy else 'crew'}" in text
                 assert w.inbox(phone)[-1] == text  # the last text of the game
-        finally:
-            await w.close()
 
     run(main())
 
@@ -134,16 +145,7 @@ def test_a_registered_reveal_reaches_every_sms_player_in_one_text(
     words them, the link under it."""
 
     async def main() -> None:
-        w = World(fake, rate=0)
-
-        async def tv_link(game: Game) -> str:
-            return f"{LINK}{game.id}"
-
-        w.sms.delivery.tv_link = tv_link
-        try:
-            t = SmsTable(w, kind, n, "en", seed)
-            await t.open()
-            game = await t.play()
+        async with ended(fake, kind, n, seed) as (w, t, game):
             show = registry.get(kind).reveal
             assert game.over and show is not None
             brief = [render(line, "en") for line in show(game, True)]
@@ -152,7 +154,5 @@ def test_a_registered_reveal_reaches_every_sms_player_in_one_text(
                 assert segments(text) <= MAX_SEGMENTS, text
                 assert text.endswith(f"{LINK}{game.id}"), text
                 assert text.startswith(brief[0] + "\n"), (text, brief)
-        finally:
-            await w.close()
 
     run(main())
