@@ -258,10 +258,9 @@ class SmsComposer(Rendering):
         for who in people:
             due = owed.due(who)
             changed = owed.changed(who)
-            new = S.key_of(after, who)
-            sheet = S.sheet(after, who) if changed and new is not None else None
+            sheet = S.sheet(after, who) if changed else None
             closed = None
-            if changed and new is None:  # a question was open, none is now
+            if changed and sheet is None:  # a question was open, none is now
                 closed = ANSWERED if actor is not None and actor.player == who else CLOSED
             # A live game does not echo a player's own answer (see the module doc).
             keep = actor is None or actor.player != who or not live(after)
@@ -271,7 +270,11 @@ class SmsComposer(Rendering):
             if said and hint is not None:
                 said = self._free(after, said, render(hint, after.lang))
             # A text carrying the question records it; a reminder re-sends it.
-            carried = new if said and (sheet is not None or _reminds(after, events, who)) else None
+            carried = None
+            if said and sheet is not None:
+                carried = sheet.key
+            elif said and _reminds(after, events, who):
+                carried = S.key_of(after, who)
             prefix = f"{after.version}:{who}"
             if said:
                 out += self.messages(after, who, said, secret, prefix, sheet=carried, closed=closed)
