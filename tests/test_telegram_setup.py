@@ -105,9 +105,10 @@ def test_setup_warns_of_a_lopsided_table_and_not_of_a_balanced_one(tmp_path: Pat
             assert api.texts(HOST)[-1] == "Done: traitors = 0."
             await h.command(HOST, "Hana", "/setup")
             assert "Lopsided" not in api.texts(HOST)[-1]
-            # Only the host sees the setup.
-            await h.command(20, "Ana", "/setup")
-            assert api.texts(20)[-1] == "Only the host can do that."
+            # Only the host sees the setup and the settings.
+            for line in ("/setup", "/set", "/set recruit", "/set recruit yes"):
+                await h.command(20, "Ana", line)
+                assert api.texts(20)[-1] == "Only the host can do that.", line
             game = await h.service.load(game_id)
             assert game.option("traitors") == 0
 

@@ -266,7 +266,10 @@ class Hosting:
         lines = [line.split(maxsplit=2) for line in text.splitlines()]
         lines = [parts for parts in lines if parts and parts[0].startswith("/set")]
         if len(lines) == 1 and len(lines[0]) < 3:
-            self.explain(chat, game, lines[0][1] if len(lines[0]) == 2 else "")
+            if me != game.host:  # the settings are the host's business, as by SMS
+                self.reply(chat, render(N_("Only the host can do that."), game.lang))
+            else:
+                self.explain(chat, game, lines[0][1] if len(lines[0]) == 2 else "")
             return
         done: list[str] = []
         answers: list[str] = []
