@@ -58,8 +58,9 @@ LAYOUT = """() => {
     rootFont: parseFloat(getComputedStyle(document.documentElement).fontSize),
     section: section.className,
     columns: getComputedStyle(section).gridTemplateColumns.split(' ').length,
-    main: box(section.querySelector(':scope > .main-col')),
-    side: box(section.querySelector(':scope > .side-col')),
+    // a game's two columns, whatever it calls them (.main-col and .side-col)
+    main: section.children.length === 2 ? box(section.children[0]) : null,
+    side: section.children.length === 2 ? box(section.children[1]) : null,
     parts: [...section.children].map(box),
   };
 }"""

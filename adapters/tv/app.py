@@ -28,12 +28,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from adapters.tv import ics
+from adapters.tv import ics, schedule
 from adapters.tv.fanout import Fanout
 from adapters.tv.screens import render_page, render_screen
 from adapters.tv.source import TVSource
 from adapters.tv.texts import TEXTS
-from gameflow.core.engine import view
 from gameflow.core.state import Game
 from gameflow.i18n import LANGUAGES, render
 
@@ -118,7 +117,7 @@ class StatusPage:
         info = await self.source.join_info(game.id)
         # `calendar` is the page's own fact, not the core's: page.html shows the
         # calendar link with it (the screens never see it, so tags are unchanged).
-        public = {**view(game, None), "calendar": ics.has_calendar(game)}
+        public = {**schedule.public(game), "calendar": ics.has_calendar(game)}
         html = render_page(public, info, self.clock(), tag(await self.screen(game)))
         return HTMLResponse(html)
 
@@ -203,7 +202,7 @@ class StatusPage:
         if cached is not None:
             return cached
         info = await self.source.join_info(game.id)
-        html = json.dumps(render_screen(view(game, None), info), ensure_ascii=False)
+        html = json.dumps(render_screen(schedule.public(game), info), ensure_ascii=False)
         self._frames[key] = html
         return html
 

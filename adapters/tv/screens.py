@@ -5,15 +5,20 @@ details: it cannot show a secret the core did not publish. Player ids never
 reach the HTML (an SMS player's id may be a phone number); players appear by
 name only. Each game's definition names its screen (gameflow/core/definition.py
 `TvScreen`): a template in the game's package (which may include this page's
-own) and a function that turns its part of the view into template values. The
+own) and a function that turns its part of the view into template values;
+its styles are the `tv.css` beside the template, inlined in the page's head. The
 lobby is shared by all games; a game without a screen gets a plain generic one.
+A campaign's view carries its clock facts (adapters/tv/schedule.py): its timer
+reads "until 17:00", not a countdown.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
 import phonenumbers
 import segno
@@ -138,8 +143,9 @@ def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> C
         "html_lang": HTML_LANG.get(tr.lang, "en"),
         "kind_label": kind_label,
         "title": info.name if info is not None and info.name else kind_label,
-        "phase_label": tr.t(f"phase_{phase}") if f"phase_{phase}" in TEXTS else phase,
+        "phase_label": phase_label(phase, tr),
         "timer": timer(view, now),
+        "schedule": schedule(view, tr),
         "info": info,
         "refresh": REFRESH_SECONDS,
         "now": None if now is None else round(now, 3),
@@ -147,6 +153,15 @@ def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> C
         # names them (its open phases); elsewhere it gives a count at most
         "awaiting": [name_of(p) for p in view.get(kind, {}).get("awaiting", [])],
     }
+    until = (view.get("campaign") or {}).get("until")
+    if until is not None and ctx["timer"]["state"] == "running":
+        # a campaign is read against the clock: "until 17:00", not a countdown
+        text = (
+            tr.t("until_day", day=until["day"], time=until["time"])
+            if until["day"]
+            else (tr.t("until", time=until["time"]))
+        )
+        ctx["timer"] = {"state": "clock", "text": text, "deadline": None}
     if phase == "lobby":
         ctx["template"] = "lobby.html"
         ctx.update(lobby(view, info, tr))
@@ -158,6 +173,38 @@ def context(view: dict[str, Any], info: JoinInfo | None, now: float | None) -> C
     ctx["template"] = screen.template
     ctx.update(screen.build(view, tr, name_of))
     return ctx
+
+
+def phase_label(phase: str, tr: Tr) -> str:
+    """A phase's name: the page's (lobby, over) or the game's own (its tv_texts)."""
+    key = f"phase_{phase}"
+    if key in TEXTS or key in tr.texts:
+        return tr.t(key)
+    return phase
+
+
+def schedule(view: dict[str, Any], tr: Tr) -> list[dict[str, str]]:
+    """A campaign's day as clock times, one row per window ("Round table" and
+    "until 20:30"); a game's screen may give its own rows. Empty for a game
+    that is not a campaign."""
+    facts = view.get("campaign")
+    if not facts:
+        return []
+    return [
+        {"label": phase_label(w["phase"], tr), "time": tr.t("until", time=w["at"])}
+        for w in facts["windows"]
+    ]
+
+
+def bot_name(url: str | None) -> str | None:
+    """The bot's @username from its join link (https://t.me/<bot>?start=CODE)."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    name = parts.path.strip("/").split("/")[0]
+    if parts.netloc.lower() not in ("t.me", "telegram.me") or not name:
+        return None
+    return f"@{name}"
 
 
 def phone(number: str) -> str:
@@ -172,9 +219,10 @@ def phone(number: str) -> str:
 
 
 def lobby(view: dict[str, Any], info: JoinInfo | None, tr: Tr) -> Context:
-    out: Context = {"qr": None, "sms": None, "code": info.code if info else ""}
+    out: Context = {"qr": None, "sms": None, "bot": None, "code": info.code if info else ""}
     if info is not None and info.telegram_url:
         out["qr"] = qr_svg(info.telegram_url)
+        out["bot"] = bot_name(info.telegram_url)
     if info is not None and info.sms_number and info.code:
         out["sms"] = {
             "lead": tr.t("sms_join"),
@@ -192,10 +240,25 @@ def render_screen(view: dict[str, Any], info: JoinInfo | None, now: float | None
     return _env.get_template("screen.html").render(ctx)
 
 
+@functools.cache
+def game_css(kind: str) -> Markup:
+    """The game's own stylesheet, `tv.css` beside its template (so a new game's
+    styles live in its package), for the page's head; empty for none."""
+    game = registry.find(kind)
+    if game is None or game.tv is None:
+        return Markup("")
+    package = game.tv.template.partition(":")[0]
+    path = resources.files(package).joinpath("tv.css")
+    if not path.is_file():
+        return Markup("")
+    return Markup(f"<style>\n{path.read_text(encoding='utf-8')}</style>")
+
+
 def render_page(view: dict[str, Any], info: JoinInfo | None, now: float, tag: str = "") -> str:
     """The whole page: works on its own (it refreshes) and goes live with script.
     `tag` names the screen it shows (adapters.tv.app.tag), never the version."""
     ctx = context(view, info, now)
+    ctx["game_css"] = game_css(view.get("game", ""))
     ctx["tag"] = tag
     ctx["screen"] = Markup(_env.get_template("screen.html").render(ctx))
     return _env.get_template("page.html").render(ctx)

@@ -25,6 +25,9 @@ TEXTS: dict[str, str] = {
     # DELTA, UĐI), and the last is a stand-in for the player's own name.
     "sms_join_text": N_("JOIN {code} name"),
     "sms_to": N_("to {number}"),
+    # TRANSLATORS: under the QR code; {bot} is the bot's Telegram username
+    # (@MuldvarpBot), for a player whose phone cannot scan the code.
+    "bot_search": N_("or find {bot} in Telegram"),
     "awaiting": N_("Waiting for"),
     "waiting_for_host": N_("Waiting for the host to start the game"),
     "nobody_yet": N_("Nobody has joined yet."),
@@ -47,6 +50,14 @@ TEXTS: dict[str, str] = {
     "ready_of": N_("{ready} of {active} ready"),
     "vote_nobody": N_("Nobody"),
     "host_ended": N_("The host ended the game"),
+    # the end: the seed that dealt the game, which anyone can replay
+    "fair_deal": N_("Fair deal: seed {seed}"),
+    # a campaign's clock (adapters/tv/schedule.py): the running phase's close
+    # as a clock time in the game's zone, and each window of the day's schedule
+    "until": N_("until {time}"),
+    # TRANSLATORS: {day} is a weekday's name ("Monday"), {time} a clock time.
+    "until_day": N_("until {day} {time}"),
+    "schedule": N_("The day's schedule"),
     # the end of a game whose winners are the loyal crew or the infiltrators
     "loyal_won": N_("The loyal crew won"),
     "infiltrators_won": N_("The infiltrators won"),

@@ -27,12 +27,16 @@
   source.addEventListener("screen", function (e) {
     var data = JSON.parse(e.data);
     skew = data.now - Date.now() / 1000;
-    var before = screen.querySelectorAll(".reading").length;
+    var seen = {};
+    var old = screen.querySelectorAll(".reading");
+    for (var j = 0; j < old.length; j++) { seen[old[j].getAttribute("data-key") || "#" + j] = true; }
     screen.innerHTML = data.html;
-    // ballots read out since the last screen appear one by one
+    // ballots read out since the last screen (keys not shown before) appear one by one
     var readings = screen.querySelectorAll(".reading");
-    for (var i = before; i < readings.length; i++) {
-      readings[i].style.setProperty("--n", String(i - before));
+    var n = 0;
+    for (var i = 0; i < readings.length; i++) {
+      if (seen[readings[i].getAttribute("data-key") || "#" + i]) { continue; }
+      readings[i].style.setProperty("--n", String(n++));
       readings[i].classList.add("fresh");
     }
     screen.setAttribute("data-version", String(data.version));
