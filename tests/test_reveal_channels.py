@@ -17,6 +17,7 @@ import pytest
 
 from adapters.sms.renderer import MAX_SEGMENTS, fit
 from adapters.sms.segments import segments
+from adapters.telegram.renderer import MAX_TEXT, messages
 from gameflow.core import registry
 from gameflow.core.state import Game
 from gameflow.core.text import Msg, msg
@@ -156,3 +157,11 @@ def test_a_registered_reveal_reaches_every_sms_player_in_one_text(
                 assert text.startswith(brief[0] + "\n"), (text, brief)
 
     run(main())
+
+
+def test_a_reveal_longer_than_a_telegram_message_is_cut_at_line_ends() -> None:
+    lines = tuple(msg("{name} was {side}.", name=f"P{i:03d}" * 20, side="crew") for i in range(90))
+    texts = messages(lines, "en")
+    assert len(texts) > 1 and all(len(t) <= MAX_TEXT for t in texts)
+    assert "\n".join(texts) == "\n".join(render(line, "en") for line in lines)
+    assert messages(lines[:3], "en") == ["\n".join(render(line, "en") for line in lines[:3])]

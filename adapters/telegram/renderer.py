@@ -31,6 +31,7 @@ from service.compose import Origin
 from service.outbox import OutboxMessage
 
 CHANNEL = "telegram"  # the outbox channel
+MAX_TEXT = 4000  # a Telegram message holds 4096 characters
 # A news entry's `when`: sent only if the game has a group, only if it has
 # none, or always.
 IF_GROUP, IF_NO_GROUP, ALWAYS = "group", "nogroup", "always"
@@ -50,8 +51,16 @@ def parts_of(texts: Sequence[Msg | str], lang: str) -> list[Part]:
     return out
 
 
-def _lines(texts: Sequence[Msg], lang: str) -> str:
-    return "\n".join(render(t, lang) for t in texts)
+def messages(texts: Sequence[Msg], lang: str, limit: int = MAX_TEXT) -> list[str]:
+    """`texts` one a line, as one message, or cut at line ends into as few
+    as Telegram's length allows."""
+    out: list[str] = []
+    for line in (render(t, lang) for t in texts):
+        if out and len(out[-1]) + 1 + len(line) <= limit:
+            out[-1] += "\n" + line
+        else:
+            out.append(line[:limit])
+    return out
 
 
 class TelegramComposer(Rendering):
@@ -105,14 +114,14 @@ class TelegramComposer(Rendering):
                 parts = [part for at, part in later.parts if i < at < later.next_cut(i)]
                 if parts:
                     add("news", to=chat, parts=parts, when=later.when, label=later.label)
-        # The end's reveal, in full, one message: the group's, and every
-        # player's whatever the group.
-        if group.reveal:
-            add("reveal", to=GROUP, when=IF_GROUP, text=_lines(group.reveal, lang))
+        # The end's reveal, in full, one message (more only past Telegram's
+        # length): the group's, and every player's whatever the group.
+        for text in messages(group.reveal, lang):
+            add("reveal", to=GROUP, when=IF_GROUP, text=text)
         for player in after.players:
-            due, chat = owed.due(player), chat_of(player)
-            if chat is not None and due.reveal:
-                add("reveal", to=chat, when=ALWAYS, text=_lines(due.reveal, lang))
+            chat = chat_of(player)
+            for text in messages(owed.due(player).reveal if chat is not None else (), lang):
+                add("reveal", to=chat, when=ALWAYS, text=text)
         if group.link:
             # a campaign starts: the status page's link, for the group or else
             # for each player (made at delivery: adapters/status_link.py)
