@@ -9,6 +9,7 @@ starts and stops the channels and any background work (the scheduler, given by
 - `GET /healthz`: 200 when the store answers, 503 otherwise (load balancers);
 - `GET /metrics`: Prometheus text format, one registry per app;
 - `/tv/<token>`: the status page, read from the store (`StoreSource`);
+- `/story/<token>`: an ended game's story (adapters/story), by the TV link's token;
 - `/console/<token>`: the game master's console (adapters/console), the host's alone;
 - `/telegram/webhook`, `/sms/twilio`, `/sms/twilio/status`: when configured;
 - `/internal/...`: only with `MULDVARP_INTERNAL_TOKEN` (see `bots.internal`).
@@ -47,6 +48,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from adapters.bodylimit import BodyLimit
 from adapters.console.app import Console
+from adapters.story import StoryPage
 from adapters.tv.app import StatusPage
 from adapters.tv.store_source import StoreSource
 from bots.settings import Settings
@@ -485,6 +487,10 @@ def create_app(rt: Runtime, *, background: Sequence[Background] = ()) -> Starlet
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         page.mount("/tv"),
+        # The game's story after the end, opened by the TV link's token (issue #32).
+        StoryPage(rt.tv, base_url=rt.settings.tv_base_url().removesuffix("/tv/") + "/story/").mount(
+            "/story"
+        ),
     ]
     if rt.console is not None:
         routes.append(rt.console.mount("/console"))

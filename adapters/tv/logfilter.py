@@ -2,7 +2,8 @@
 
 uvicorn's access log writes every request path, and a TV path *is* the secret.
 `RedactTokens` rewrites `/tv/<token>` to `/tv/<redacted>` in every record of the
-loggers it is installed on, before any handler formats it.
+loggers it is installed on, before any handler formats it; the same for the
+game's story (`/story/<token>`, adapters/story), which the TV's token opens.
 """
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ from __future__ import annotations
 import logging
 import re
 
-_TOKEN_PATH = re.compile(r"/tv/(?!static/)[^/?#\s\"']+")
+_TOKEN_PATH = re.compile(r"/(tv|story)/(?!static/)[^/?#\s\"']+")
 REDACTED = "/tv/<redacted>"
 LOGGERS = ("uvicorn.access", "uvicorn.error", "uvicorn")
 
 
 def redact(text: str) -> str:
-    return _TOKEN_PATH.sub(REDACTED, text)
+    return _TOKEN_PATH.sub(r"/\1/<redacted>", text)
 
 
 class RedactTokens(logging.Filter):

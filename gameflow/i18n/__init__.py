@@ -46,7 +46,7 @@ def _is_package(folder: Traversable) -> bool:
 
 
 # The core's, the games', then the adapters' domains.
-DOMAINS: Final = ("core", *game_domains(), "chat", "tv", "telegram", "sms", "console")
+DOMAINS: Final = ("core", *game_domains(), "chat", "tv", "telegram", "sms", "console", "story")
 
 
 @cache

@@ -79,6 +79,8 @@ DOMAIN_SOURCES: dict[str, tuple[Source, ...]] = {
     "sms": (Source("adapters/sms"),),
     # The game master's console (adapters/console) and its link's replies.
     "console": (Source("adapters/console"),),
+    # The game's story page after the end (adapters/story).
+    "story": (Source("adapters/story"),),
 }
 
 
