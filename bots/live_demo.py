@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Callable
 
 from adapters.tv.demo import NAMES, demo_text, hold_text
-from adapters.tv.texts import TEXTS as TV_TEXTS
+from adapters.tv.screens import phase_text
 from bots.app import build_runtime, create_app
 from bots.demo import TALK, reveal
 from bots.settings import load_settings
@@ -40,7 +40,7 @@ from bots.streams import EndStreams, end_streams_on_exit
 from gameflow.core import actions as A
 from gameflow.core.events import Event, Kind
 from gameflow.core.state import Game
-from gameflow.core.text import Msg, msg
+from gameflow.core.text import Msg
 from gameflow.games.station import bots
 from gameflow.games.station.belief import Talk
 from gameflow.games.station.table import BotTable
@@ -80,8 +80,7 @@ class Narrator:
         phase = (game.phase.name, game.phase.round)
         if phase != self.shown and game.phase.round >= 1 and not game.over:
             self.shown = phase
-            key = f"phase_{game.phase.name}"
-            name = msg(TV_TEXTS[key]) if key in TV_TEXTS else msg(game.phase.name)
+            name = phase_text(game.kind, game.phase.name)
             rounds = int(game.rules.config.rounds)
             self.line(demo_text("phase", round=game.phase.round, rounds=rounds, phase=name))
 

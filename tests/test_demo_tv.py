@@ -23,10 +23,10 @@ import httpx
 import pytest
 
 from adapters.tv.demo import DEMO_TEXTS, demo_text, hold_text
-from adapters.tv.texts import TEXTS as TV_TEXTS
 from gameflow.core.state import seed_digest
 from gameflow.core.text import msg
 from gameflow.games.station.reveal import winner_text
+from gameflow.games.station.tv import SCREEN_TEXTS as TV_TEXTS  # Station's TV words
 from gameflow.i18n import render
 
 pytestmark = pytest.mark.station

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from icalendar import Calendar, Event, vDuration
 
-from adapters.tv.screens import game_name
+from adapters.tv.screens import game_name, phase_text
 from adapters.tv.texts import TEXTS
 from gameflow.core import campaign
 from gameflow.core.campaign import Window
@@ -102,8 +102,8 @@ def summary(game: Game, window: Window) -> str:
     """ "Station: Vote closes", in the game's language."""
     lang = _lang(game)
     kind = game_name(game.kind, lang)
-    key = f"phase_{window.phase}"
-    phase = _t(key, lang) if key in TEXTS else window.name
+    found = phase_text(game.kind, window.phase)
+    phase = render(found, lang) if found.msgid != window.phase else window.name
     return _t("ics_summary", lang, game=kind, phase=phase)
 
 

@@ -183,6 +183,15 @@ def phase_label(phase: str, tr: Tr) -> str:
     return phase
 
 
+def phase_text(kind: str, phase: str) -> Msg:
+    """A phase's name as a message, for texts outside the page (the calendar,
+    the demo's terminal): the page's own or the game's (its tv_texts)."""
+    game = registry.find(kind)
+    key = f"phase_{phase}"
+    found = TEXTS.get(key) or (game.words.tv_texts.get(key) if game is not None else None)
+    return msg(found if found else phase)
+
+
 def schedule(view: dict[str, Any], tr: Tr) -> list[dict[str, str]]:
     """A campaign's day as clock times, one row per window ("Round table" and
     "until 20:30"); a game's screen may give its own rows. Empty for a game

@@ -31,20 +31,10 @@ TEXTS: dict[str, str] = {
     "awaiting": N_("Waiting for"),
     "waiting_for_host": N_("Waiting for the host to start the game"),
     "nobody_yet": N_("Nobody has joined yet."),
-    # phases (the page's header names every game's; a calendar event too)
+    # the phases every game has (a game names its own: its Words.tv_texts);
+    # the page's header and a calendar event name them
     "phase_lobby": N_("Lobby"),
-    "phase_mission": N_("Mission"),
-    "phase_discussion": N_("Result and discussion"),
-    "phase_vote": N_("Vote"),
     "phase_over": N_("Game over"),
-    "phase_proposal": N_("Team proposal"),
-    "phase_team_vote": N_("Team vote"),
-    "phase_shield_room": N_("Shield room"),
-    "phase_roundtable": N_("Round table"),
-    "phase_revote": N_("Re-vote"),
-    "phase_night": N_("Night"),
-    "phase_answer": N_("Night"),
-    "phase_end_vote": N_("End or continue?"),
     # every game
     "players": N_("Players"),
     "ready_of": N_("{ready} of {active} ready"),
@@ -58,9 +48,6 @@ TEXTS: dict[str, str] = {
     # TRANSLATORS: {day} is a weekday's name ("Monday"), {time} a clock time.
     "until_day": N_("until {day} {time}"),
     "schedule": N_("The day's schedule"),
-    # the end of a game whose winners are the loyal crew or the infiltrators
-    "loyal_won": N_("The loyal crew won"),
-    "infiltrators_won": N_("The infiltrators won"),
     # a campaign's calendar (adapters/tv/ics.py) and the page's link to it
     # TRANSLATORS: a calendar event: {game} is the game's name, {phase} a
     # phase's name from above ("Vote"); the phase ends at the event's time.

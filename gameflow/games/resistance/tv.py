@@ -9,11 +9,22 @@ are in, roles only in the final view.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.definition import Translator as Tr
+from gameflow.core.text import N_
 from gameflow.games.resistance.cards import CARDS
 from gameflow.games.resistance.texts import CARD_TEXT
+
+# The header's name of each of the game's phases (`phase_<name>`; the page
+# names the lobby and the end), which a calendar event names too,;
+# its definition's Words.tv_texts hold them beside words.py's TV labels.
+SCREEN_TEXTS: Final = {
+    "phase_proposal": N_("Team proposal"),
+    "phase_team_vote": N_("Team vote"),
+    "phase_mission": N_("Mission"),
+}
+
 
 Context = dict[str, Any]
 Names = Callable[[str | None], str]

@@ -15,6 +15,7 @@ from gameflow.core.definition import Words
 from gameflow.core.text import N_
 from gameflow.games.resistance.cards import CARDS
 from gameflow.games.resistance.texts import CARD_TEXT
+from gameflow.games.resistance.tv import SCREEN_TEXTS
 
 # One line on each option (docs/rules/resistance.md has the details).
 OPTION_HELP: Final = {
@@ -91,7 +92,7 @@ WORDS: Final = Words(
     },
     card_buttons=frozenset({"play"}),
     card_names={**{card: spec.name for card, spec in CARDS.items()}, **CARD_TEXT},
-    tv_texts=TV_TEXTS,
+    tv_texts={**TV_TEXTS, **SCREEN_TEXTS},
     kind_labels={
         "propose": N_("Propose a team"),
         "give": N_("Give a card"),

@@ -8,10 +8,24 @@ mission), teams and secret actions only in the final view.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.definition import Translator as Tr
+from gameflow.core.text import N_
 from gameflow.games.station.texts import JOB_NAMES
+
+# The header's name of each of the game's phases (`phase_<name>`; the page
+# names the lobby and the end), which a calendar event names too, and the end's headline
+# by the winning side;
+# its definition's Words.tv_texts hold them beside words.py's TV labels.
+SCREEN_TEXTS: Final = {
+    "phase_mission": N_("Mission"),
+    "phase_discussion": N_("Result and discussion"),
+    "phase_vote": N_("Vote"),
+    "loyal_won": N_("The loyal crew won"),
+    "infiltrators_won": N_("The infiltrators won"),
+}
+
 
 Context = dict[str, Any]
 Names = Callable[[str | None], str]

@@ -18,6 +18,7 @@ from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.station import texts
 from gameflow.games.station.actions import Choose
 from gameflow.games.station.counted import counted
+from gameflow.games.station.tv import SCREEN_TEXTS
 
 ROUND_CHOICE: Final = N_("Round {round}: make your choice.")
 
@@ -157,7 +158,7 @@ WORDS: Final = Words(
     },
     # The voted-out player's own «You sit out…» says all the table's «Bo sits out…» does.
     supersedes={texts.YOU_SIT_OUT: texts.SITS_OUT},
-    tv_texts=TV_TEXTS,
+    tv_texts={**TV_TEXTS, **SCREEN_TEXTS},
     kind_labels={
         "choose": N_("Send choice"),
     },

@@ -12,11 +12,25 @@ deliberately never shown: a recruitment is a secret until the end.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from gameflow.core.definition import Translator as Tr
-from gameflow.core.text import msg
+from gameflow.core.text import N_, msg
 from gameflow.games.traitors.missions import CHEST_GAIN, CHEST_LOSS, RELAY_GAIN, RELAY_LOSS, TITLES
+
+# The header's name of each of the game's phases (`phase_<name>`; the page
+# names the lobby and the end), which a calendar event names too,;
+# its definition's Words.tv_texts hold them beside words.py's TV labels.
+SCREEN_TEXTS: Final = {
+    "phase_mission": N_("Mission"),
+    "phase_shield_room": N_("Shield room"),
+    "phase_roundtable": N_("Round table"),
+    "phase_revote": N_("Re-vote"),
+    "phase_night": N_("Night"),
+    "phase_answer": N_("Night"),
+    "phase_end_vote": N_("End or continue?"),
+}
+
 
 Context = dict[str, Any]
 Names = Callable[[str | None], str]

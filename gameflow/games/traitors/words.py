@@ -14,6 +14,7 @@ from gameflow.core.definition import Words
 from gameflow.core.legal import ActionSpec
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg
+from gameflow.games.traitors.tv import SCREEN_TEXTS
 
 # One line on each option (docs/rules/traitors.md has the details).
 OPTION_HELP: Final = {
@@ -144,7 +145,7 @@ WORDS: Final = Words(
         "dagger": N_("Dagger in play"),
         "final": N_("Call the final round table"),
     },
-    tv_texts=TV_TEXTS,
+    tv_texts={**TV_TEXTS, **SCREEN_TEXTS},
     kind_labels={
         "death_list": N_("Write the death list"),
         "plea": N_("Make my plea"),
