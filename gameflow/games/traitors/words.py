@@ -68,8 +68,6 @@ TV_TEXTS: Final = {
     "day_final": N_("Day {day}: the final day"),
     "silver": N_("{n} silver"),
     "pot": N_("The pot"),
-    "mission_relay": N_("Mission: the silver relay"),
-    "mission_chests": N_("Mission: three chests"),
     "mission_host": N_("Today's mission"),
     "mission_earned": N_("The mission earned {n} silver."),
     "shield_room": N_("The shield room"),
