@@ -142,3 +142,24 @@ def test_the_traitors_wall_shows_the_banished_roles_and_marks_the_murdered() -> 
             )
     assert any(s["status"] == "murdered" for s in table) and "☠ Murdered" in html
     assert f"Fair deal: seed {end.seed}" in html
+
+
+def test_a_campaign_screen_never_depends_on_a_secret() -> None:
+    """The clock facts the app adds are the options and the deadline only: with
+    the unrevealed roles, the shield, the dagger and the night's votes redrawn,
+    every running state of a campaign shows the same screen."""
+    import random
+
+    from tests.test_statuspage_secrets import scramble_traitors
+
+    rng = random.Random("campaign-secrets")
+    seen = 0
+    for game in tv_campaign.traitors_campaign(8, seed="campaign-secrets", lang="nb"):
+        if game.over or game.rules is None:
+            continue
+        mixed = scramble_traitors(game, rng)
+        assert render_screen(public(mixed), tv_campaign.info()) == render_screen(
+            public(game), tv_campaign.info()
+        )
+        seen += 1
+    assert seen > 20
