@@ -224,7 +224,7 @@ def test_host_controls_and_settings(tmp_path: Path) -> None:
             assert game.over and game.ended_by_host
             # the end reached every player, and the open prompts lost their keyboards
             for uid in PEOPLE:
-                assert api.texts(uid)[-1] == "Verten har avsluttet spillet."
+                assert api.texts(uid)[-2] == "Verten har avsluttet spillet."  # then the reveal
                 assert api.last_with_buttons(uid) is None
             editor = next(m for m in api.chat(12) if m["text"].startswith("Runde 1:"))
             assert editor.get("has_protected_content") is True
