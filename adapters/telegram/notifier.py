@@ -142,28 +142,12 @@ class TelegramNotifier:
     # -- sending ---------------------------------------------------------------------
 
     def private(
-        self,
-        player: str | None,
-        text: str,
-        *,
-        protect: bool = False,
-        priority: Priority = Priority.NORMAL,
-        markup: InlineKeyboardMarkup | None = None,
-        on_done: Callable[[Any], None] | None = None,
-        label: str = "tell",
+        self, player: str | None, text: str, *, label: str = "tell", **options: Any
     ) -> Job | None:
+        """`say` (same `options`) in a Telegram player's private chat; None for
+        anyone else."""
         chat = chat_of(player)
-        if chat is None:
-            return None
-        return self.say(
-            chat,
-            text,
-            protect=protect,
-            priority=priority,
-            markup=markup,
-            on_done=on_done,
-            label=label,
-        )
+        return None if chat is None else self.say(chat, text, label=label, **options)
 
     def say(
         self,
