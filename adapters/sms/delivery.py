@@ -34,7 +34,7 @@ from service.ports import GameStore
 log = logging.getLogger(__name__)
 
 # An entry's ack not made yet: (its key, the result to keep), or None.
-Owed = tuple[str, dict[str, Any]] | None
+Unacked = tuple[str, dict[str, Any]] | None
 FRESH = 0.25  # seconds a batch's read of numbers and STOPs holds for its next text
 
 
@@ -120,12 +120,12 @@ class Delivery(OutboxLoop):
             return
         link: str | None = None
         numbers = await self._numbers(batch)
-        owed: Owed = None
+        unacked: Unacked = None
         for e in batch:
             if _linked(e) and link is None:
                 link = await self._link(game_id)  # one fresh status link a batch
-            owed = await self._one(e, numbers, link, owed)
-        await self._settle(game_id, owed)
+            unacked = await self._one(e, numbers, link, unacked)
+        await self._settle(game_id, unacked)
 
     async def _merged(self, game_id: str, batch: list[OutboxEntry]) -> None:
         """What a campaign's quiet hours held, sent as few texts as it fits in:
@@ -207,10 +207,10 @@ class Delivery(OutboxLoop):
         return prepare(render(status_link.line(link), lang), lang, sr_latin)
 
     async def _one(
-        self, e: OutboxEntry, numbers: Numbers, link: str | None = None, owed: Owed = None
-    ) -> Owed:
-        """Record and send one entry; its ack is returned, owed, for the next
-        entry's record to carry (or `_settle`). `owed`, the ack of the entry
+        self, e: OutboxEntry, numbers: Numbers, link: str | None = None, unacked: Unacked = None
+    ) -> Unacked:
+        """Record and send one entry; its ack is returned, not made yet, for the
+        next entry's record to carry (or `_settle`). `unacked`, the ack of the entry
         before, is made here before this entry's text goes: a kill still
         leaves at most that one text to be sent again."""
         p = e.payload
@@ -223,21 +223,21 @@ class Delivery(OutboxLoop):
             body = fit(str(p["reveal"]), self._end_text(link or "", str(p.get("lang", "en"))))
         sheet, closed = record_of(p)
         if sheet is not None or closed is not None:  # first: see the module doc
-            first = self._acking(e.game_id, owed) if owed is not None else None
+            first = self._acking(e.game_id, unacked) if unacked is not None else None
             if await self.sheets.record(e.game_id, player, sheet, closed, first=first):
-                owed = None
-        await self._settle(e.game_id, owed)
+                unacked = None
+        await self._settle(e.game_id, unacked)
         if body:
             secret = bool(p.get("secret"))
             result = await self._text(e.game_id, player, [str(body)], secret, numbers)
         return e.key, result
 
-    def _acking(self, game_id: str, owed: tuple[str, dict[str, Any]]) -> Swap | None:
-        """A compare-and-set of the game's sheet record that also makes the
-        owed ack (one round trip), when the record is in the outbox's store."""
+    def _acking(self, game_id: str, unacked: tuple[str, dict[str, Any]]) -> Swap | None:
+        """A compare-and-set of the game's sheet record that also makes the ack
+        `unacked` (one round trip), when the record is in the outbox's store."""
         if self.sheets.store is not self.store:
             return None
-        key, result = owed
+        key, result = unacked
 
         async def swap(old: str | None, new: str) -> bool:
             _, swapped = await self.store.ack_and_swap(
@@ -247,9 +247,9 @@ class Delivery(OutboxLoop):
 
         return swap
 
-    async def _settle(self, game_id: str, owed: Owed) -> None:
-        if owed is not None:
-            await self.store.ack(CHANNEL, game_id, *owed)
+    async def _settle(self, game_id: str, unacked: Unacked) -> None:
+        if unacked is not None:
+            await self.store.ack(CHANNEL, game_id, *unacked)
 
 
 def _texts(e: OutboxEntry) -> bool:

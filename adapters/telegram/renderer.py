@@ -215,7 +215,7 @@ class Later:
 
 def echo_of(origin: Origin, events: tuple[Event, ...]) -> Event | None:
     """The TELL of a committed input's events that echoes its player's own
-    answer: not composed (Owed.echo), the handler shows it in the message
+    answer: not rendered (Due.echo), the handler shows it in the message
     tapped, or as its reply."""
     i = echo(origin, CHANNEL, events)
     return None if i is None else events[i]
