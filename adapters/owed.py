@@ -90,7 +90,7 @@ class Owed:
         full, brief = reveal(before, after)
         seated = set(after.players)
         dues: dict[str, Due] = {}
-        for who in dict.fromkeys((*people, after.host)):
+        for who in dict.fromkeys((*people, after.host, *private, *echo)):  # all told anything
             ours = who in seated
             dues[who] = Due(
                 who,
@@ -120,7 +120,7 @@ class Owed:
 
     def recipients(self) -> Iterator[Due]:
         """Every recipient but the group: the people seated before or after,
-        then the host."""
+        then the host, then anyone else a line is for."""
         return (d for who, d in self.dues.items() if who != GROUP)
 
     def changed(self, who: str) -> bool:
