@@ -182,6 +182,8 @@ def test_the_story_of_a_whole_game(browser: Any, served: Any, kind: str) -> None
 
     # While the game runs there is no story, and no QR code of one.
     assert status(server.url(token)) == 200  # the TV link itself works
+    assert "story-link" not in urllib.request.urlopen(server.url(token)).read().decode()
+    assert status(server.url(token, "?story")) == 404
     assert status(story) == 404
     assert status(f"{story}/qr.svg") == 404
 
@@ -195,7 +197,17 @@ def test_the_story_of_a_whole_game(browser: Any, served: Any, kind: str) -> None
 
     page = browser.new_page(viewport={"width": TV[0], "height": TV[1]})
     try:
-        page.goto(story)
+        # The TV's end screen links the story, with its QR code, and holds no
+        # token: the link goes through the TV page's own address (`?story`).
+        page.goto(server.url(token))
+        link = page.locator(".story-link")
+        assert link.count() == 1
+        assert link.inner_text().strip() == render(msg(N_("The game's story")), lang)
+        assert token not in page.inner_html("#screen")
+        page.wait_for_function("document.querySelector('.story-qr').naturalWidth > 0")
+        link.click()
+        page.wait_for_load_state()
+        assert page.url.split("#")[0] == story, page.url
         steps = page.evaluate(STEPS)
         html_lang = page.evaluate("document.documentElement.lang")
         assert html_lang == {"nb": "nb", "sr": "sr-Latn", "en": "en"}[lang]

@@ -12,6 +12,7 @@ referrer, no indexing).
 
 from __future__ import annotations
 
+import io
 from typing import Any, Protocol
 
 import segno
@@ -88,10 +89,17 @@ class StoryPage:
         if self.base_url:
             url = f"{self.base_url.rstrip('/')}/{token}"
         else:
-            url = str(request.url).removesuffix("/qr.svg").split("?")[0]
-        code = segno.make(url, error="m")
-        svg = code.svg_inline(scale=1, border=2, dark="#000", light="#fff", omitsize=True)
-        return Response(svg, media_type="image/svg+xml")
+            url = str(request.url.replace(query="")).removesuffix("/qr.svg")
+        return Response(qr_svg(url), media_type="image/svg+xml")
+
+
+def qr_svg(url: str) -> bytes:
+    """`url` as a QR code, a stand-alone SVG document (an `<img>` loads it)."""
+    out = io.BytesIO()
+    segno.make(url, error="m").save(
+        out, kind="svg", border=2, dark="#000", light="#fff", xmldecl=False, omitsize=True
+    )
+    return out.getvalue()
 
 
 def _gone() -> Response:

@@ -30,4 +30,7 @@ TEXTS: dict[str, str] = {
     # TRANSLATORS: where the page is in the story: "3 of 9".
     "step_of": N_("{n} of {total}"),
     "keys": N_("Arrow keys step through the story, space plays it."),
+    # The TV's end screen names the story's link by this msgid
+    # (adapters/tv/templates/screen.html), beside its QR code.
+    "tv_link": N_("The game's story"),
 }

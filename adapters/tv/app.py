@@ -114,6 +114,11 @@ class StatusPage:
             # token): on to the calendar's own address, which can be copied.
             token = request.path_params["token"]
             return RedirectResponse(f"{token}/campaign.ics", status_code=303)
+        if "story" in request.query_params:
+            # The end screen's story link and QR code (`?story`, `?story=qr`, so
+            # no screen holds a token): on to the game's story (adapters/story).
+            qr = "/qr.svg" if request.query_params["story"] == "qr" else ""
+            return RedirectResponse(f"../story/{request.path_params['token']}{qr}", 303)
         info = await self.source.join_info(game.id)
         # `calendar` is the page's own fact, not the core's: page.html shows the
         # calendar link with it (the screens never see it, so tags are unchanged).
