@@ -282,3 +282,11 @@ def test_a_campaign_window_moves_to_a_time_typed_in(tmp_path: Path) -> None:
             assert after is not None and after.option(option) == "21:30"
 
     run(main())
+
+
+def test_a_console_link_never_reaches_the_access_log() -> None:
+    from adapters.tv import logfilter
+
+    line = 'GET /console/g1.Abc_def-0123456789abcdefghijklmnopqrstuvwxyzABCD/events HTTP/1.1" 200'
+    assert logfilter.redact(line) == 'GET /console/<redacted>/events HTTP/1.1" 200'
+    assert logfilter.redact("GET /console/static/console.css") == "GET /console/static/console.css"

@@ -3,7 +3,8 @@
 uvicorn's access log writes every request path, and a TV path *is* the secret.
 `RedactTokens` rewrites `/tv/<token>` to `/tv/<redacted>` in every record of the
 loggers it is installed on, before any handler formats it; the same for the
-game's story (`/story/<token>`, adapters/story), which the TV's token opens.
+game's story (`/story/<token>`, adapters/story), which the TV's token opens,
+and the game master's console (`/console/<token>`, adapters/console).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 
-_TOKEN_PATH = re.compile(r"/(tv|story)/(?!static/)[^/?#\s\"']+")
+_TOKEN_PATH = re.compile(r"/(tv|story|console)/(?!static/)[^/?#\s\"']+")
 REDACTED = "/tv/<redacted>"
 LOGGERS = ("uvicorn.access", "uvicorn.error", "uvicorn")
 
