@@ -25,6 +25,20 @@
     next.disabled = at === steps.length - 1;
     history.replaceState(null, "", "#step-" + (at + 1));
     window.scrollTo(0, 0);
+    fit();
+  }
+
+  // On a TV (a wide screen) a long step is made smaller until it fits the
+  // screen, down to 65 %; a phone scrolls instead.
+  function fit() {
+    const step = steps[at];
+    step.style.fontSize = "";
+    const root = document.documentElement;
+    let scale = 1;
+    while (window.innerWidth >= 900 && root.scrollHeight > window.innerHeight && scale > 0.66) {
+      scale -= 0.05;
+      step.style.fontSize = scale.toFixed(2) + "em";
+    }
   }
 
   function stop() {
@@ -64,6 +78,7 @@
     show(m ? Number(m[1]) - 1 : 0);
   }
   window.addEventListener("hashchange", fromHash);
+  window.addEventListener("resize", fit);
   document.documentElement.classList.add("stepping");
   nav.hidden = false;
   fromHash();
