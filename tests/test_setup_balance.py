@@ -115,6 +115,15 @@ def test_traitors_lopsided_setups_are_warned_of() -> None:
         "and 2 traitors (traitors 0 evens it)."
     )
     assert warn("traitors", 6, traitors=1) is None  # the table's own count
+    # Issue #32's campaign: twelve days for ten players.
+    assert warn("traitors", 10, final_day=12) == (
+        "Lopsided: by the balance table the traitors win about 72 % of games with 10 players "
+        "and 12 days; final_day 0 plays the balanced 3."
+    )
+    assert "win about 72 % of games with 10 players and 40 days" in str(
+        warn("traitors", 10, final_day=40)
+    )
+    assert warn("traitors", 10, recruit=True) is None  # 40 % at ten players, three days
     # Every cell of the measured table over 65 % for a side is warned of.
     for (n, days, recruit), pct in TRAITOR_WIN.items():
         said = warn("traitors", n, final_day=days, recruit=recruit)

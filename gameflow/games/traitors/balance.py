@@ -66,7 +66,6 @@ def simulate(players: str, games: int, seed: str, **kw: Any) -> int:
 # -- the host's warning --------------------------------------------------------------
 
 LOPSIDED: Final = 65.0  # a side that wins more than this share is warned of
-LONGEST: Final = 12  # the longest campaign measured; longer ones only favour the traitors more
 # Settings the tables were measured at; another value has no figure.
 MEASURED: Final = {
     "dagger": False,
@@ -92,6 +91,24 @@ COUNT_AHEAD = N_(
 )
 
 
+def figure(players: int, days: int, recruit: bool) -> float | None:
+    """The traitors' win % for this length: the measured cell; else the
+    nearest shorter length's where the traitors win more than 65 % there (a
+    longer campaign only favours them more: each day costs the loyal about two
+    players), or the nearest longer length's where the loyal do; else None."""
+    found = TRAITOR_WIN.get((players, days, recruit))
+    if found is not None:
+        return found
+    measured = sorted(d for n, d, r in TRAITOR_WIN if n == players and r == recruit)
+    shorter = [d for d in measured if d < days]
+    if shorter and TRAITOR_WIN[(players, shorter[-1], recruit)] > LOPSIDED:
+        return TRAITOR_WIN[(players, shorter[-1], recruit)]
+    longer = [d for d in measured if d > days]
+    if longer and TRAITOR_WIN[(players, longer[0], recruit)] < 100.0 - LOPSIDED:
+        return TRAITOR_WIN[(players, longer[0], recruit)]
+    return None
+
+
 def lopsided(players: int, options: Mapping[str, Any]) -> Msg | None:
     """The warning for a table of `players` with `options` when the measured
     tables say a side wins more than 65 % (None: neither does, or there is no
@@ -110,8 +127,8 @@ def lopsided(players: int, options: Mapping[str, Any]) -> Msg | None:
         if pct is None or pct <= LOPSIDED:
             return None
         return msg(COUNT_AHEAD, pct=round(pct), players=players, count=count)
-    traitors = TRAITOR_WIN.get((players, min(days, LONGEST), recruit))
-    if traitors is None or (days > LONGEST and traitors <= LOPSIDED):
+    traitors = figure(players, days, recruit)
+    if traitors is None:
         return None
     if traitors > LOPSIDED:
         text = RECRUITING_AHEAD if recruit else TRAITORS_AHEAD

@@ -1,14 +1,18 @@
 """The Traitors' measured balance: the traitors' win % by table size, final day
 and recruitment, for `balance.lopsided` (the host's warning, issue #32).
 
-`TRAITOR_WIN[(players, final_day, recruit)]`: with recruitment off, 200 games
-a cell and, at each size's default length, the Results table's 2,000; with
-recruitment on, 100 games a cell; days 1-12, sizes 6-24, the other settings
-at their defaults (fast pacing and built-in missions in the simulator). Made
-by `muldvarp simulate traitors --players 6-24 --games 200 --final-day D
---option recruit=false --seed lopsided` (and `--games 100 ... recruit=true`)
-for D from 1 to 12; docs/balance.md shows the table and how to re-run it.
-`TWO_OF_SIX`: six players with two traitors by final day (docs/balance.md,
+`TRAITOR_WIN[(players, final_day, recruit)]`, the reasoning bots at every seat,
+the settings the simulator plays at their defaults (fast pacing, built-in
+missions) but for those two. Recruitment off: days 1-12 at sizes 6-24, 200
+games a cell for days 1 and 2, 100 for 3-12, and at each size's default
+length the 2,000 of docs/balance.md's Results table. Recruitment on: each
+size's default length (100 games; at 22-24 players that is 12 days) and 1, 2,
+3, 4, 6, 8 and 12 days (50 games); `balance.figure` reads a length between
+from its neighbours. Made by `muldvarp simulate traitors --players 6-24
+--games G --final-day D --option recruit=R --seed lopsided` (D left out for
+the default lengths) on 2026-12-05, commits ba317fc to f5d9a5c; the grid and
+how to read it are in docs/balance.md (The host's warning).
+`TWO_OF_SIX`: six players with two traitors, by final day (docs/balance.md,
 What changed).
 """
 
@@ -17,25 +21,101 @@ from __future__ import annotations
 from typing import Final
 
 TRAITOR_WIN: Final[dict[tuple[int, int, bool], float]] = {
-    (6, 1, False): 33.5, (6, 3, False): 54.1,
-    (7, 1, False): 57.0, (7, 2, False): 43.9,
-    (8, 1, False): 43.0, (8, 3, False): 51.3,
-    (9, 1, False): 41.0, (9, 4, False): 53.6,
-    (10, 1, False): 64.5, (10, 3, False): 45.5,
-    (11, 1, False): 54.0, (11, 4, False): 50.8,
-    (12, 1, False): 45.0, (12, 5, False): 56.2,
-    (13, 1, False): 45.5, (13, 6, False): 56.2,
-    (14, 1, False): 42.5, (14, 6, False): 50.5,
-    (15, 1, False): 39.5, (15, 7, False): 54.2,
-    (16, 1, False): 36.0, (16, 7, False): 47.5,
-    (17, 1, False): 28.5, (17, 8, False): 49.5,
-    (18, 1, False): 41.0, (18, 7, False): 50.4,
-    (19, 1, False): 39.5, (19, 8, False): 54.2,
-    (20, 1, False): 37.5, (20, 9, False): 58.1,
-    (21, 1, False): 34.0, (21, 10, False): 55.7,
-    (22, 1, False): 37.5, (22, 12, False): 62.0,
-    (23, 1, False): 33.5, (23, 12, False): 57.6,
-    (24, 1, False): 35.0, (24, 12, False): 53.1,
+    (6, 1, False): 33.5, (6, 2, False): 35.5, (6, 3, False): 54.1, (6, 4, False): 49.0,
+    (6, 5, False): 49.0, (6, 6, False): 49.0, (6, 7, False): 49.0, (6, 8, False): 49.0,
+    (6, 9, False): 49.0, (6, 10, False): 49.0, (6, 11, False): 49.0, (6, 12, False): 49.0,
+    (7, 1, False): 57.0, (7, 2, False): 43.9, (7, 3, False): 63.0, (7, 4, False): 73.0,
+    (7, 5, False): 73.0, (7, 6, False): 73.0, (7, 7, False): 73.0, (7, 8, False): 73.0,
+    (7, 9, False): 73.0, (7, 10, False): 73.0, (7, 11, False): 73.0, (7, 12, False): 73.0,
+    (8, 1, False): 43.0, (8, 2, False): 36.5, (8, 3, False): 51.3, (8, 4, False): 63.0,
+    (8, 5, False): 63.0, (8, 6, False): 63.0, (8, 7, False): 63.0, (8, 8, False): 63.0,
+    (8, 9, False): 63.0, (8, 10, False): 63.0, (8, 11, False): 63.0, (8, 12, False): 63.0,
+    (9, 1, False): 41.0, (9, 2, False): 26.0, (9, 3, False): 36.0, (9, 4, False): 53.6,
+    (9, 5, False): 58.0, (9, 6, False): 58.0, (9, 7, False): 58.0, (9, 8, False): 58.0,
+    (9, 9, False): 58.0, (9, 10, False): 58.0, (9, 11, False): 58.0, (9, 12, False): 58.0,
+    (10, 1, False): 64.5, (10, 2, False): 24.5, (10, 3, False): 45.5, (10, 4, False): 57.0,
+    (10, 5, False): 69.0, (10, 6, False): 72.0, (10, 7, False): 72.0, (10, 8, False): 72.0,
+    (10, 9, False): 72.0, (10, 10, False): 72.0, (10, 11, False): 72.0, (10, 12, False): 72.0,
+    (11, 1, False): 54.0, (11, 2, False): 21.5, (11, 3, False): 27.0, (11, 4, False): 50.8,
+    (11, 5, False): 51.0, (11, 6, False): 59.0, (11, 7, False): 59.0, (11, 8, False): 59.0,
+    (11, 9, False): 59.0, (11, 10, False): 59.0, (11, 11, False): 59.0, (11, 12, False): 59.0,
+    (12, 1, False): 45.0, (12, 2, False): 23.0, (12, 3, False): 35.0, (12, 4, False): 46.0,
+    (12, 5, False): 56.2, (12, 6, False): 69.0, (12, 7, False): 70.0, (12, 8, False): 70.0,
+    (12, 9, False): 70.0, (12, 10, False): 70.0, (12, 11, False): 70.0, (12, 12, False): 70.0,
+    (13, 1, False): 45.5, (13, 2, False): 21.0, (13, 3, False): 25.0, (13, 4, False): 35.0,
+    (13, 5, False): 44.0, (13, 6, False): 56.2, (13, 7, False): 65.0, (13, 8, False): 66.0,
+    (13, 9, False): 66.0, (13, 10, False): 66.0, (13, 11, False): 66.0, (13, 12, False): 66.0,
+    (14, 1, False): 42.5, (14, 2, False): 16.5, (14, 3, False): 26.0, (14, 4, False): 30.0,
+    (14, 5, False): 37.0, (14, 6, False): 50.5, (14, 7, False): 59.0, (14, 8, False): 60.0,
+    (14, 9, False): 61.0, (14, 10, False): 61.0, (14, 11, False): 61.0, (14, 12, False): 61.0,
+    (15, 1, False): 39.5, (15, 2, False): 19.0, (15, 3, False): 20.0, (15, 4, False): 25.0,
+    (15, 5, False): 32.0, (15, 6, False): 46.0, (15, 7, False): 54.2, (15, 8, False): 59.0,
+    (15, 9, False): 59.0, (15, 10, False): 59.0, (15, 11, False): 59.0, (15, 12, False): 59.0,
+    (16, 1, False): 36.0, (16, 2, False): 16.0, (16, 3, False): 13.0, (16, 4, False): 17.0,
+    (16, 5, False): 24.0, (16, 6, False): 34.0, (16, 7, False): 47.5, (16, 8, False): 47.0,
+    (16, 9, False): 47.0, (16, 10, False): 47.0, (16, 11, False): 47.0, (16, 12, False): 47.0,
+    (17, 1, False): 28.5, (17, 2, False): 18.5, (17, 3, False): 22.0, (17, 4, False): 23.0,
+    (17, 5, False): 30.0, (17, 6, False): 33.0, (17, 7, False): 39.0, (17, 8, False): 49.5,
+    (17, 9, False): 53.0, (17, 10, False): 54.0, (17, 11, False): 54.0, (17, 12, False): 54.0,
+    (18, 1, False): 41.0, (18, 2, False): 24.5, (18, 3, False): 26.0, (18, 4, False): 25.0,
+    (18, 5, False): 36.0, (18, 6, False): 41.0, (18, 7, False): 50.4, (18, 8, False): 65.0,
+    (18, 9, False): 75.0, (18, 10, False): 74.0, (18, 11, False): 74.0, (18, 12, False): 74.0,
+    (19, 1, False): 39.5, (19, 2, False): 23.5, (19, 3, False): 18.0, (19, 4, False): 19.0,
+    (19, 5, False): 25.0, (19, 6, False): 29.0, (19, 7, False): 42.0, (19, 8, False): 54.2,
+    (19, 9, False): 61.0, (19, 10, False): 62.0, (19, 11, False): 62.0, (19, 12, False): 62.0,
+    (20, 1, False): 37.5, (20, 2, False): 21.5, (20, 3, False): 18.0, (20, 4, False): 16.0,
+    (20, 5, False): 22.0, (20, 6, False): 25.0, (20, 7, False): 35.0, (20, 8, False): 45.0,
+    (20, 9, False): 58.1, (20, 10, False): 64.0, (20, 11, False): 67.0, (20, 12, False): 67.0,
+    (21, 1, False): 34.0, (21, 2, False): 20.0, (21, 3, False): 17.0, (21, 4, False): 15.0,
+    (21, 5, False): 18.0, (21, 6, False): 22.0, (21, 7, False): 27.0, (21, 8, False): 42.0,
+    (21, 9, False): 56.0, (21, 10, False): 55.7, (21, 11, False): 63.0, (21, 12, False): 65.0,
+    (22, 1, False): 37.5, (22, 2, False): 13.5, (22, 3, False): 11.0, (22, 4, False): 9.0,
+    (22, 5, False): 13.0, (22, 6, False): 17.0, (22, 7, False): 17.0, (22, 8, False): 35.0,
+    (22, 9, False): 42.0, (22, 10, False): 49.0, (22, 11, False): 51.0, (22, 12, False): 62.0,
+    (23, 1, False): 33.5, (23, 2, False): 19.5, (23, 3, False): 21.0, (23, 4, False): 20.0,
+    (23, 5, False): 23.0, (23, 6, False): 25.0, (23, 7, False): 25.0, (23, 8, False): 32.0,
+    (23, 9, False): 41.0, (23, 10, False): 54.0, (23, 11, False): 60.0, (23, 12, False): 57.6,
+    (24, 1, False): 35.0, (24, 2, False): 11.5, (24, 3, False): 11.0, (24, 4, False): 10.0,
+    (24, 5, False): 16.0, (24, 6, False): 15.0, (24, 7, False): 23.0, (24, 8, False): 26.0,
+    (24, 9, False): 38.0, (24, 10, False): 46.0, (24, 11, False): 48.0, (24, 12, False): 53.1,
+    (6, 1, True): 30.0, (6, 2, True): 80.0, (6, 3, True): 86.0, (6, 4, True): 84.0,
+    (6, 6, True): 84.0, (6, 8, True): 84.0, (6, 12, True): 84.0,
+    (7, 1, True): 58.0, (7, 2, True): 51.0, (7, 3, True): 96.0, (7, 4, True): 100.0,
+    (7, 6, True): 100.0, (7, 8, True): 100.0, (7, 12, True): 100.0,
+    (8, 1, True): 50.0, (8, 2, True): 42.0, (8, 3, True): 90.0, (8, 4, True): 100.0,
+    (8, 6, True): 100.0, (8, 8, True): 100.0, (8, 12, True): 100.0,
+    (9, 1, True): 50.0, (9, 2, True): 34.0, (9, 3, True): 70.0, (9, 4, True): 97.0,
+    (9, 6, True): 100.0, (9, 8, True): 100.0, (9, 12, True): 100.0,
+    (10, 1, True): 66.0, (10, 2, True): 16.0, (10, 3, True): 40.0, (10, 4, True): 76.0,
+    (10, 6, True): 100.0, (10, 8, True): 100.0, (10, 12, True): 100.0,
+    (11, 1, True): 58.0, (11, 2, True): 20.0, (11, 3, True): 34.0, (11, 4, True): 59.0,
+    (11, 6, True): 96.0, (11, 8, True): 98.0, (11, 12, True): 100.0,
+    (12, 1, True): 32.0, (12, 2, True): 24.0, (12, 3, True): 36.0, (12, 4, True): 62.0,
+    (12, 5, True): 80.0, (12, 6, True): 92.0, (12, 8, True): 100.0, (12, 12, True): 100.0,
+    (13, 1, True): 44.0, (13, 2, True): 16.0, (13, 3, True): 32.0, (13, 4, True): 46.0,
+    (13, 6, True): 92.0, (13, 8, True): 100.0, (13, 12, True): 100.0,
+    (14, 1, True): 28.0, (14, 2, True): 26.0, (14, 3, True): 28.0, (14, 4, True): 52.0,
+    (14, 6, True): 88.0, (14, 8, True): 100.0, (14, 12, True): 100.0,
+    (15, 1, True): 50.0, (15, 2, True): 18.0, (15, 3, True): 28.0, (15, 4, True): 40.0,
+    (15, 6, True): 76.0, (15, 7, True): 92.0, (15, 8, True): 100.0, (15, 12, True): 100.0,
+    (16, 1, True): 44.0, (16, 2, True): 6.0, (16, 3, True): 20.0, (16, 4, True): 46.0,
+    (16, 6, True): 74.0, (16, 7, True): 87.0, (16, 8, True): 92.0, (16, 12, True): 100.0,
+    (17, 1, True): 24.0, (17, 2, True): 20.0, (17, 3, True): 24.0, (17, 4, True): 38.0,
+    (17, 6, True): 80.0, (17, 8, True): 91.0, (17, 12, True): 100.0,
+    (18, 1, True): 36.0, (18, 2, True): 18.0, (18, 3, True): 28.0, (18, 4, True): 30.0,
+    (18, 6, True): 64.0, (18, 7, True): 75.0, (18, 8, True): 76.0, (18, 12, True): 100.0,
+    (19, 1, True): 50.0, (19, 2, True): 26.0, (19, 3, True): 30.0, (19, 4, True): 36.0,
+    (19, 6, True): 52.0, (19, 8, True): 79.0, (19, 12, True): 100.0,
+    (20, 1, True): 40.0, (20, 2, True): 18.0, (20, 3, True): 26.0, (20, 4, True): 30.0,
+    (20, 6, True): 62.0, (20, 8, True): 74.0, (20, 9, True): 79.0, (20, 12, True): 100.0,
+    (21, 1, True): 36.0, (21, 2, True): 6.0, (21, 3, True): 10.0, (21, 4, True): 18.0,
+    (21, 6, True): 42.0, (21, 8, True): 62.0, (21, 10, True): 86.0, (21, 12, True): 96.0,
+    (22, 1, True): 32.0, (22, 2, True): 14.0, (22, 3, True): 12.0, (22, 4, True): 22.0,
+    (22, 6, True): 52.0, (22, 8, True): 76.0, (22, 12, True): 93.0,
+    (23, 1, True): 34.0, (23, 2, True): 22.0, (23, 3, True): 16.0, (23, 4, True): 26.0,
+    (23, 6, True): 44.0, (23, 8, True): 66.0, (23, 12, True): 96.0,
+    (24, 1, True): 40.0, (24, 2, True): 8.0, (24, 3, True): 8.0, (24, 4, True): 26.0,
+    (24, 6, True): 54.0, (24, 8, True): 66.0, (24, 12, True): 89.0,
 }  # fmt: skip
 
 TWO_OF_SIX: Final[dict[int, float]] = {1: 63.5, 2: 67.9, 3: 83.9}
