@@ -20,6 +20,7 @@ from tests.test_telegram import HOST
 pytestmark = pytest.mark.telegram
 
 TABLE = {20 + i: name for i, name in enumerate(("Ana", "Bo", "Cy", "Dag", "Eli", "Fia"))}
+MORE = {30 + i: name for i, name in enumerate(("Gro", "Hal", "Ida", "Jon"))}
 
 
 def test_set_alone_lists_the_settings_and_yes_no_words_work_in_every_language(
@@ -109,7 +110,23 @@ def test_setup_warns_of_a_lopsided_table_and_not_of_a_balanced_one(tmp_path: Pat
             for line in ("/setup", "/set", "/set recruit", "/set recruit yes"):
                 await h.command(20, "Ana", line)
                 assert api.texts(20)[-1] == "Only the host can do that.", line
+            # Issue #32's campaign: twelve days for ten players.
+            for uid, name in MORE.items():
+                await h.command(uid, name, f"/join {code}")
+            await h.command(HOST, "Hana", "/set final_day 12")
+            assert api.texts(HOST)[-1].splitlines() == [
+                "Done: final_day = 12.",
+                "Lopsided: by the balance table the traitors win about 72 % of games with "
+                "10 players and 12 days; final_day 0 plays the balanced 3.",
+            ]
+            await h.command(HOST, "Hana", "/setup")
+            setup = api.texts(HOST)[-1].splitlines()
+            assert setup[0] == "Traitors, ready to start: 10 players, language en."
+            assert setup[1].startswith("Lopsided:") and "final_day = 12" in setup
+            await h.command(HOST, "Hana", "/set final_day 0")
+            await h.command(HOST, "Hana", "/setup")
+            assert "Lopsided" not in api.texts(HOST)[-1]
             game = await h.service.load(game_id)
-            assert game.option("traitors") == 0
+            assert game.option("traitors") == 0 and game.option("final_day") == 0
 
     run(go())
