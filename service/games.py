@@ -44,7 +44,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
@@ -64,6 +64,9 @@ from service.ports import (
     Status,
     due_floor,
 )
+
+if TYPE_CHECKING:
+    from service.rematch import Inviter
 
 log = logging.getLogger(__name__)
 
@@ -169,6 +172,8 @@ class GameService:
         # The channels' side of players' talk (service/talk.py), registered by
         # each channel adapter.
         self.talkers: list[talk.Talker] = []
+        # The channels' invitations to a rematch (service/rematch.py).
+        self.inviters: list[Inviter] = []
 
     async def _stored(self, game_id: str) -> Game:
         game = await self.store.load(game_id)
