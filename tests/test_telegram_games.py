@@ -58,20 +58,32 @@ def live_buttons(api: FakeBotApi, people: dict[int, str], seq: int) -> list[tupl
 async def whisper(
     h: Harness, game: Game, people: dict[int, str], rng: random.Random, i: int
 ) -> int:
-    """A random player writes to the bot: at night a traitor's text reaches the
-    other traitors (protected) and nobody else; otherwise it goes nowhere."""
+    """A random player writes to the bot. Whom it reaches is the talk's rule
+    (issue #33, service/talk.py `audience`): while the table's talk is open,
+    every other living player and the group; at night a traitor's text reaches
+    the other traitors (protected) and nobody else; otherwise nobody."""
     from gameflow.games.traitors.chat import peers
+    from service.talk import Said, audience
 
     traitors = [u for u in people if peers(game, f"tg:{u}")]
     uid = rng.choice(traitors if traitors and rng.random() < 0.7 else list(people))
     text = f"psst {i}"
+    heard = audience(game, f"tg:{uid}", h.clock())
     await h.send(h.users.text(uid, people[uid], text))
     got = {c.chat_id for c in h.api.sent("sendMessage") if str(c.params["text"]).endswith(text)}
-    expected = {int(p.removeprefix("tg:")) for p in peers(game, f"tg:{uid}")}
+    expected: set[int] = set()
+    if not isinstance(heard, Said):
+        to, team = heard
+        expected = {int(p.removeprefix("tg:")) for p in to}
+        if not team:
+            expected.add(GROUP)
+        else:
+            assert to == tuple(peers(game, f"tg:{uid}"))
     assert got == expected, (got, expected)
+    secret = not isinstance(heard, Said) and heard[1]
     for call in h.api.sent("sendMessage"):
-        if str(call.params["text"]).endswith(text):
-            assert call.params.get("protect_content") is True
+        if secret and str(call.params["text"]).endswith(text):
+            assert call.params.get("protect_content") is True  # the team's own talk
     return len(got)
 
 
