@@ -30,7 +30,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from adapters.sms import grammar, opt_out, short, talk
+from adapters.sms import grammar, opt_out, rematch, short, talk
 from adapters.sms import render as words
 from adapters.sms import sheet as menu
 from adapters.sms.console import ConsoleLink, console_text
@@ -62,6 +62,7 @@ from service.compose import Origin
 from service.games import GameNotFound, GameService, Outcome
 from service.outbox import OutboxMessage
 from service.ports import GameStore
+from service.rematch import add_inviter
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +129,7 @@ class Gateway(HostReports):
         # The delivery's wake-up: a reply appended with no commit leaves at once.
         self.wake = wake
         talk.register(service, composer, self._wake)
+        add_inviter(service.inviters, rematch.SmsInviter(composer, self._wake))
 
     def _wake(self, game_id: str) -> None:
         if self.wake is not None:
@@ -176,7 +178,7 @@ class Gateway(HostReports):
         elif game is not None and self._pleading(game, player, body):
             await self._answer(sid, body, game, player, say)
         else:
-            cmd = grammar.parse(body)
+            cmd = rematch.parse(body, game is not None) or grammar.parse(body)
             lang = cmd.lang if game is None and cmd.lang else lang
             await self._command(sid, cmd, body, phone, player, game, lang, say)
         if say and not quiet:
@@ -255,6 +257,8 @@ class Gateway(HostReports):
             await self._new(sid, cmd, phone, player, game, lang, say)
         elif kind == "join":
             await self._join(sid, cmd.args[0], cmd.args[1], phone, player, game, lang, say)
+        elif kind in ("again", "again_usage", "rejoin"):  # a rematch: adapters/sms/rematch.py
+            await rematch.command(self, sid, cmd, phone, player, game, lang, say)
         elif game is None:
             say.append(words.t(words.NOT_IN_GAME, lang))
         elif kind == "status":

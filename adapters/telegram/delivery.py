@@ -14,6 +14,8 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
 from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
 from adapters.owed import GROUP
@@ -163,7 +165,14 @@ class TelegramDelivery(OutboxLoop):
             priority = Priority(int(p.get("priority", Priority.NORMAL)))
             label = str(p.get("label", "tell"))
             chat, text, protect = int(p["chat"]), str(p.get("text", "")), bool(p.get("protect"))
-            jobs.append(n.say(chat, text, protect=protect, priority=priority, label=label))
+            button = p.get("button")  # [label, callback data]: a rematch's invitation
+            markup = None
+            if button:
+                key = InlineKeyboardButton(str(button[0]), callback_data=str(button[1]))
+                markup = InlineKeyboardMarkup([[key]])
+            jobs.append(
+                n.say(chat, text, protect=protect, priority=priority, label=label, markup=markup)
+            )
         elif kind == "news":
             parts = news_parts(p.get("parts", ()))
             extra = news_parts(p.get("extra", ()))

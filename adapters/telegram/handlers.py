@@ -37,23 +37,27 @@ from adapters.telegram.language import LANGUAGE_OF, user_lang
 from adapters.telegram.notifier import Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound
 from adapters.telegram.presses import Presses
+from adapters.telegram.rematch import PRESS as REMATCH_PRESS
+from adapters.telegram.rematch import TelegramInviter
 from adapters.telegram.renderer import CHANNEL, echo_of
 from adapters.telegram.talk import TelegramTalker
 from gameflow.core import actions as A
+from gameflow.core import registry
 from gameflow.core.away import parse_until
 from gameflow.core.question import question
 from gameflow.core.state import Game
-from gameflow.core.text import N_, msg
+from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
 from service import talk
 from service.compose import Origin
 from service.games import GameNotFound, GameService, Outcome
+from service.rematch import add_inviter
 
 log = logging.getLogger(__name__)
 
 Context = ContextTypes.DEFAULT_TYPE
 
-NO_GAME = N_("You are not in a game. Start one with /new station, or join with /join CODE.")
+NO_GAME = N_("You are not in a game. Start one with /new {game}, or join with /join CODE.")
 UNKNOWN_CODE = N_("There is no game with the code {code}.")
 NOTHING_NOW = N_("Nothing to answer right now. Your next question comes to this chat.")
 PRIVATELY = N_("Send /status to me in a private chat: your questions are private.")
@@ -79,7 +83,7 @@ MENU = (
     ("status", N_("Your current question again")),
     ("help", N_("What you can do now")),
     ("join", N_("Join a game: /join CODE")),
-    ("new", N_("Host a new game: /new station, resistance or traitors")),
+    ("new", N_("Host a new game: /new {games}")),
     ("away", N_("Away until a date: /away 2027-01-20, or /away off")),
     ("startgame", N_("Host: deal the roles and begin")),
     ("pause", N_("Host: stop the clock")),
@@ -87,6 +91,7 @@ MENU = (
     ("advance", N_("Host: end this phase now")),
     ("move", N_("Host, campaign: move a window, /move vote 21:30")),
     ("end", N_("Host: end the game")),
+    ("again", N_("Host: the same game again with the same players, /again CODE")),
     ("mute", N_("Host: mute a player's talk, /mute NAME (/unmute NAME)")),
 )
 
@@ -97,10 +102,20 @@ async def register_menu(bot: Bot, default_lang: str) -> None:
     start; a failure only costs the menu, never the bot."""
     try:
         for code, lang in (("", default_lang), *LANGUAGE_OF.items()):
-            commands = [BotCommand(name, render(text, lang)) for name, text in MENU]
+            commands = [BotCommand(name, render(menu_line(text), lang)) for name, text in MENU]
             await bot.set_my_commands(commands, language_code=code or None)
     except TelegramError:
         log.warning("could not set the bot's command menu", exc_info=True)
+
+
+def menu_line(text: str) -> Msg:
+    """A menu line, the games named from the registry (`/new`'s)."""
+    return msg(text, games=registry.one_of(registry.kinds()))
+
+
+def no_game() -> Msg:
+    """ "You are not in a game", naming the game `/new` makes when none is named."""
+    return msg(NO_GAME, game=registry.first().kind)
 
 
 def player_name(user: User) -> str:
@@ -164,7 +179,7 @@ class Telegram(Hosting, Presses):
             return None
         found = await self.whose(user)
         if found is None:
-            self.reply(chat, render(NO_GAME, user_lang(user, self.default_lang)))
+            self.reply(chat, render(no_game(), user_lang(user, self.default_lang)))
             return None
         return chat, found[0], found[1]
 
@@ -202,7 +217,7 @@ class Telegram(Hosting, Presses):
         user, chat = update.effective_user, update.effective_chat
         found = await self.whose(user) if user is not None else None
         if found is None or found[0].over:
-            self.reply(chat, render(NO_GAME, user_lang(user, self.default_lang)))
+            self.reply(chat, render(no_game(), user_lang(user, self.default_lang)))
             return
         game, me = found
         lines = await self.tv_lines(game, game.lang) if me == game.host else []
@@ -374,6 +389,7 @@ class Telegram(Hosting, Presses):
     def __post_init__(self) -> None:
         # This channel's side of the players' talk (service/talk.py).
         talk.add_talker(self.service.talkers, TelegramTalker(self._wake_delivery))
+        add_inviter(self.service.inviters, TelegramInviter(self._wake_delivery))
 
     def _wake_delivery(self, game_id: str) -> None:
         if self.delivery is not None:
@@ -461,6 +477,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         "help": tg.help,
         "mute": tg.mute,
         "unmute": tg.mute,
+        "again": tg.again,
     }
     # Commands and words count only from new messages: an edited /end must not
     # end a game (PTB's handlers take edits too unless told otherwise).
@@ -469,6 +486,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         application.add_handler(CommandHandler(name, tg.guarded(callback), filters=new))
     # Any other command: after the known ones, which take theirs first.
     application.add_handler(MessageHandler(filters.COMMAND & new, tg.unknown))
+    application.add_handler(CallbackQueryHandler(tg.rejoin_press, pattern=f"^{REMATCH_PRESS}"))
     application.add_handler(CallbackQueryHandler(tg.button))
     private_text = filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE & new
     application.add_handler(MessageHandler(private_text, tg.chat))

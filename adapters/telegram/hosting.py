@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from telegram import Chat, Update
+from telegram import CallbackQuery, Chat, Update
 from telegram.ext import ContextTypes
 
 from adapters import setup_view
@@ -26,6 +26,7 @@ from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
 from adapters.telegram.language import user_lang
 from adapters.telegram.notifier import TelegramNotifier, chat_of, identity
+from adapters.telegram.rematch import PRESS
 from adapters.telegram.renderer import CHANNEL, confirmed
 from gameflow.core import actions as A
 from gameflow.core import registry
@@ -36,6 +37,7 @@ from gameflow.core.rules import known_games
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
+from service import rematch
 from service.compose import Origin
 from service.games import GameNotFound, GameService, Outcome
 
@@ -43,7 +45,7 @@ Context = ContextTypes.DEFAULT_TYPE
 TvLink = Callable[[Game], Awaitable[str | None]]
 
 ALREADY_RUNNING = N_("That game has already begun. Send /status to me for your question.")
-ALREADY_OVER = N_("That game has ended. Start a new one with /new station, resistance or traitors.")
+ALREADY_OVER = N_("That game has ended. Start a new one with /new {games}.")
 NEW_ANSWERED = "tg:new-answered"  # the store attribute: the /new this game answered
 HOST_PAYLOAD = "host-"  # /start host-<code>: the host's controls, privately
 HOST_LINK = N_("Host: tap {link} to get the TV link and your controls in a private chat.")
@@ -62,6 +64,12 @@ CONFIRM: dict[type[A.Action], str] = {
 MOVE_USAGE = N_("Use /move WINDOW HH:MM, e.g. /move {window} 21:30. Windows: {windows}.")
 MAX_TEXT = 4000  # a Telegram message holds 4096 characters
 SET_DONE = N_("Done: {settings}.")
+AGAIN_USAGE = N_("Use /again CODE with the code of the game that ended: the same game again.")
+AGAIN_DONE = N_(
+    "Run it back: a new game of {game}, code {code}. Every player is invited to join "
+    "with one tap; /startgame when everyone is in."
+)
+JOINED_AGAIN = N_("You are in, {name}! Wait here: your role and your choices come to this chat.")
 
 
 class Hosting:
@@ -86,6 +94,9 @@ class Hosting:
             key: str = "",
         ) -> Outcome: ...
         def refusal(self, outcome: Outcome) -> str | None: ...
+        async def notice(
+            self, query: CallbackQuery, text: str | None, lang: str, *, translated: bool = ...
+        ) -> None: ...
 
     async def new(self, update: Update, context: Context) -> None:
         user, chat = update.effective_user, update.effective_chat
@@ -112,7 +123,8 @@ class Hosting:
         if created.duplicate and await self.service.store.get_attr(game.id, NEW_ANSWERED):
             return
         if game.phase.name != "lobby" or created.code is None:
-            self.reply(chat, render(ALREADY_OVER if game.over else ALREADY_RUNNING, lang))
+            over = msg(ALREADY_OVER, games=registry.one_of(registry.kinds()))
+            self.reply(chat, render(over if game.over else msg(ALREADY_RUNNING), lang))
             return
         if chat.type != Chat.PRIVATE:
             await self.notifier.set_group(game.id, chat.id)
@@ -360,3 +372,55 @@ class Hosting:
         text = prompt_text(game, specs, game.lang)
         markup = prompt_keyboard(game, -1, specs, game.lang)
         self.notifier.private(me, text, protect=True, priority=Priority.PROMPT, markup=markup)
+
+    async def again(self, update: Update, context: Context) -> None:
+        """`/again CODE`: the host runs the ended game CODE back (service/rematch.py):
+        the same game, options and players, a new deal; every player is invited
+        on their own channel. Asked twice, it makes one game."""
+        user, chat = update.effective_user, update.effective_chat
+        if user is None or chat is None:
+            return
+        lang = user_lang(user, self.default_lang)
+        code = "".join(context.args or []).strip().upper()
+        old_id = await self.service.store.game_last_with_code(code) if code else None
+        if old_id is None:
+            found = await self.service.store.whereis(identity(user.id))
+            if not code and found is not None:  # still in a game: its host is told it runs
+                old_id = found[0]
+            else:
+                text = msg(N_("There is no game with the code {code}."), code=code)
+                self.reply(chat, render(text if code else msg(AGAIN_USAGE), lang))
+                return
+        try:
+            done = await rematch.run_back(self.service, old_id, identity(user.id))
+        except GameNotFound:
+            self.reply(chat, render(AGAIN_USAGE, lang))
+            return
+        if done.refused is not None or done.game is None:
+            self.reply(chat, render(done.refused or msg(AGAIN_USAGE), lang))
+            return
+        game = done.game
+        done_text = render(msg(AGAIN_DONE, game=game.kind, code=done.code or "?"), game.lang)
+        lines = [done_text, *await self.host_lines(game, game.lang)]
+        self.notifier.say(user.id, "\n".join(lines))
+
+    async def rejoin_press(self, update: Update, context: Context) -> None:
+        """The invitation's button (`again:<code>`): the player joins the
+        rematch under the name they had, with one tap."""
+        query = update.callback_query
+        if query is None or not query.data or not query.data.startswith(PRESS):
+            return
+        user = query.from_user
+        lang = user_lang(user, self.default_lang)
+        me = identity(user.id)
+        code = query.data[len(PRESS) :]
+        outcome, why = await rematch.rejoin(self.service, code, me, key=f"tg:{update.update_id}")
+        if outcome is None:
+            await self.notice(query, render(why or msg(AGAIN_USAGE), lang), lang, translated=True)
+            return
+        refusal = self.refusal(outcome)
+        await self.notice(query, refusal, lang, translated=True)
+        if refusal is None and not outcome.duplicate:
+            name = outcome.game.name_of(me)
+            text = render(msg(JOINED_AGAIN, name=name), outcome.game.lang)
+            self.notifier.say(user.id, text)
