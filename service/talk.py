@@ -6,9 +6,12 @@ question; SMS: `SAY ...`) goes through `say()`:
 
 1. the game's rules decide whether it may be said now and to whom
    (`GameDefinition.team`, `silenced`, `table_talk`): the team's private
-   talk when the player's team may confer (the traitors at night), else the
-   table's talk, open in a campaign outside its quiet hours and in a live
-   game only with the option `table_talk`; never while paused, before the
+   talk when the player's team may confer and the table's talk is closed
+   (the traitors at night), or when the line asks for it (SMS `TEAM ...`,
+   Telegram `/team ...`: the Resistance's spies and Station's infiltrators
+   with the option `team_talk`), else the table's talk, open in a campaign
+   outside its quiet hours and in a live game only with the option
+   `table_talk`; never while paused, before the
    start or after the end, never from a murdered or banished player (seed
    002). A refusal says why, and when talk opens where it knows;
 2. the line is cleaned (control and direction-changing characters dropped,
@@ -75,6 +78,7 @@ NOT_STARTED = N_("Talk opens when the game starts.")
 PAUSED = N_("The game is paused: talk opens again when the host resumes it.")
 QUIET = N_("It is quiet hours: talk opens again at {time}.")
 NOBODY = N_("Talk through the bot is closed now.")
+NO_TEAM = N_("You have no team to talk with in private now.")
 EMPTY = N_("Write something after the keyword to say it to the others.")
 TOO_LONG = N_("That is too long: say it in at most {max} characters.")
 WARNING = N_(
@@ -140,12 +144,20 @@ def tidy(raw: str) -> str:
     return clean(" ".join(raw.split()))
 
 
-def audience(game: Game, player: str, now: float) -> tuple[tuple[str, ...], bool] | Said:
+def audience(
+    game: Game, player: str, now: float, team_only: bool = False
+) -> tuple[tuple[str, ...], bool] | Said:
     """Whom `player` may talk to now and whether it is their team's private
-    talk; or the refusal (`Said`)."""
+    talk; or the refusal (`Said`). A plain line goes to the table while its
+    talk is open, else to the player's team when it may confer; `team_only`
+    (SMS `TEAM`, Telegram `/team`) asks for the team whatever the table does."""
     d = registry.get(game.kind)
     table = is_campaign(game) or game.option("table_talk") is True
-    if game.seat(player) < 0 or not (table or d.team is not None):
+    # A game whose team talk is an option (`team_talk`, off) has none without it.
+    teams = d.team is not None and game.option("team_talk") is not False
+    if game.seat(player) < 0 or not (table or teams):
+        if team_only and game.seat(player) >= 0:
+            return Said(REFUSED, msg(NO_TEAM))
         return Said(CLOSED, msg(NOBODY))  # no talk in this game (a live one: the room)
     if game.over:
         return Said(REFUSED, msg(OVER))
@@ -158,17 +170,29 @@ def audience(game: Game, player: str, now: float) -> tuple[tuple[str, ...], bool
     quiet = quiet_of(game) if is_campaign(game) else None
     if quiet is not None and quiet_ahead(game, now).inside:
         return Said(REFUSED, msg(QUIET, time=clock_text(quiet[1])))
-    team = d.team(game, player) if d.team is not None else ()
-    if len(team) > 1:
-        return tuple(p for p in team if p != player), True
-    if not table or (d.table_talk is not None and not d.table_talk(game)):
-        return Said(CLOSED, msg(NOBODY))
+    team = d.team(game, player) if teams and d.team is not None else ()
+    open_now = table and (d.table_talk is None or d.table_talk(game))
+    if team_only or not open_now:
+        if len(team) > 1:
+            return tuple(p for p in team if p != player), True
+        return Said(REFUSED, msg(NO_TEAM)) if team_only else Said(CLOSED, msg(NOBODY))
     living = [
         p
         for p in game.players
         if p != player and not (d.silenced is not None and d.silenced(game, p))
     ]
     return tuple(living), False
+
+
+def offered(game: Game, player: str) -> tuple[bool, bool]:
+    """What talk the help lists for `player` now: whether the game has the
+    table's talk (a campaign, or `table_talk`), and whether `player` has a
+    team to talk with in private now (telling nobody else)."""
+    d = registry.get(game.kind)
+    table = is_campaign(game) or game.option("table_talk") is True
+    teams = d.team is not None and game.option("team_talk") is not False
+    team = d.team(game, player) if teams and d.team is not None else ()
+    return table, len(team) > 1
 
 
 def _record(raw: str | None) -> dict[str, Any]:
@@ -252,9 +276,11 @@ async def say(
     *,
     key: str,
     now: float,
+    team_only: bool = False,
 ) -> Said:
     """Relay one line of `player` in `game` (as loaded now), at most once
-    per inbound `key`; see the module doc. `store` is the game store
+    per inbound `key`, to their team alone with `team_only`; see the module
+    doc. `store` is the game store
     (service/ports.py: `get_attr`, `swap_attr`, `append_outbox`)."""
     text = tidy(raw)
     for _ in range(TRIES):
@@ -268,7 +294,7 @@ async def say(
                 out = messages(talkers, game, line, seen[1], key, bool(seen[2]), off)
                 await _append(store, talkers, game.id, out)
             return Said(DUPLICATE, to=tuple(seen[1]), team=bool(seen[2]))
-        found = audience(game, player, now)
+        found = audience(game, player, now, team_only)
         if isinstance(found, Said):
             return found  # nothing counted, nothing stored: refused by the state
         to, team = found
@@ -288,6 +314,16 @@ async def say(
         await _append(store, talkers, game.id, messages(talkers, game, line, to, key, team, off))
         return Said(SENT, to=to, team=team)
     raise RuntimeError(f"{game.id}: talk record contended {TRIES} times")
+
+
+async def to_team(service: Any, game_id: str, player: str, text: str, *, key: str) -> Said:
+    """`say()` to `player`'s team alone (SMS `TEAM ...`, Telegram `/team ...`),
+    in the game as `service` (service/games.py `GameService`) loads it now."""
+    game = await service.load(game_id)
+    return await say(
+        service.store, service.talkers, game, player, text,
+        key=key, now=service.clock(), team_only=True,
+    )  # fmt: skip
 
 
 async def _append(

@@ -16,7 +16,7 @@ from gameflow.core.delegating import Delegating
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span, text
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.games.resistance import ending, flow, inputs, pacing, plots, tv, views
+from gameflow.games.resistance import ending, flow, inputs, pacing, plots, talk, tv, views
 from gameflow.games.resistance.actions import Give, Mission, Pass, Play, Propose, Vote
 from gameflow.games.resistance.cards import DECKS
 from gameflow.games.resistance.words import OPTION_HELP, WORDS
@@ -68,6 +68,8 @@ class ResistanceRules(Delegating):
         "spies": span(0, (MAX_PLAYERS - 1) // 2),
         "double_fail": FLAG,
         "max_rejections": span(1, 20),
+        "table_talk": FLAG,
+        "team_talk": FLAG,
         **campaign_limits(option for _, _, option in pacing.WINDOWS),
     }
 
@@ -85,6 +87,11 @@ class ResistanceRules(Delegating):
             "spies": 0,  # 0: by the table in the rules
             "double_fail": True,  # mission 4 needs two fails with 7+ players
             "max_rejections": 5,
+            # Talk through the bot (issue #33, service/talk.py): a live game's
+            # table talks in the room (a campaign's talks through the bot
+            # anyway); the spies' private talk (talk.py) is off.
+            "table_talk": False,
+            "team_talk": False,
             **pacing.OPTIONS,  # pacing (fast), timezone, quiet hours, window times
         }
 
@@ -199,4 +206,5 @@ GAME: Final = GameDefinition(
     tv=TvScreen("gameflow.games.resistance:tv.html", tv.build),
     reveal=ending.reveal,
     story=ending.story,
+    team=talk.team,
 )

@@ -31,6 +31,10 @@ OPTION_HELP: Final = {
     "spies": N_("how many spies; 0: as the rules' table says"),
     "double_fail": N_("mission 4 needs two fail cards at 7 or more players"),
     "max_rejections": N_("rejected teams in a row that win the game for the spies"),
+    "table_talk": N_(
+        "a fast game's players talk to the whole table through the bot (a campaign's always may)"
+    ),
+    "team_talk": N_("the spies talk privately through the bot (TEAM, /team)"),
     **CAMPAIGN_HELP,
     "campaign_proposal_1": N_("campaign: the clock time the day's first proposal closes"),
     "campaign_vote_1": N_("campaign: the clock time the day's first vote closes"),

@@ -16,7 +16,7 @@ from gameflow.core.delegating import Delegating
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.games.station import ending, flow, inputs, pacing, tv, views
+from gameflow.games.station import ending, flow, inputs, pacing, talk, tv, views
 from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import REVEAL_ALL, REVEAL_PLAYED
 from gameflow.games.station.tally import last_tally
@@ -54,6 +54,8 @@ class StationRules(Delegating):
         "infiltrators": span(0, (MAX_PLAYERS - 1) // 2),
         "reveal_guards": one_of(REVEAL_PLAYED, REVEAL_ALL),
         "sms_vote_names": FLAG,
+        "table_talk": FLAG,
+        "team_talk": FLAG,
         **campaign_limits(option for _, _, option in pacing.WINDOWS),
     }
 
@@ -73,6 +75,11 @@ class StationRules(Delegating):
             # By SMS a vote's tally gives the counts, and VOTES the names (an SMS
             # costs per segment); True texts the names every round (docs/sms.md).
             "sms_vote_names": False,
+            # Talk through the bot (issue #33, service/talk.py): a live game's
+            # table talks in the room (a campaign's talks through the bot
+            # anyway); the infiltrators' private talk (talk.py) is off.
+            "table_talk": False,
+            "team_talk": False,
             **pacing.OPTIONS,  # pacing (fast), timezone, quiet hours, window times
         }
 
@@ -162,6 +169,7 @@ GAME: Final = GameDefinition(
     lopsided=lazy("gameflow.games.station.balance:lopsided"),
     tv=TvScreen("gameflow.games.station:tv.html", tv.build),
     last_tally=last_tally,
+    team=talk.team,
     reveal=ending.reveal,
     story=ending.story,
 )

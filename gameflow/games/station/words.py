@@ -38,6 +38,10 @@ OPTION_HELP: Final = {
     "sms_vote_names": N_(
         "an SMS tally names every voter each round (else counts; VOTES gives the names)"
     ),
+    "table_talk": N_(
+        "a fast game's players talk to the whole table through the bot (a campaign's always may)"
+    ),
+    "team_talk": N_("the infiltrators talk privately through the bot (TEAM, /team)"),
     **CAMPAIGN_HELP,
     "campaign_mission": N_("campaign: the clock time the mission closes"),
     "campaign_discussion": N_("campaign: the clock time the discussion closes"),

@@ -81,6 +81,9 @@ DEFAULTS: dict[str, Any] = {
     "fast_end_vote": 90.0,
     "reminder_before": 60.0,
     "auto_advance": True,
+    # Talk through the bot (issue #33, service/talk.py): a fast game's table
+    # talks in the room (a campaign's talks through the bot anyway).
+    "table_talk": False,
 }
 
 # What each option takes (gameflow.core.options): [decision] fast phases up to a
@@ -118,6 +121,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "fast_end_vote": seconds(),
     "reminder_before": seconds(),
     "auto_advance": FLAG,
+    "table_talk": FLAG,
 }
 
 # The campaign's windows: (name, the phase it closes, the option of its clock time).

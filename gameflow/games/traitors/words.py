@@ -18,6 +18,9 @@ from gameflow.games.traitors.tv import SCREEN_TEXTS
 
 # One line on each option (docs/rules/traitors.md has the details).
 OPTION_HELP: Final = {
+    "table_talk": N_(
+        "a fast game's players talk to the whole table through the bot (a campaign's always may)"
+    ),
     **CAMPAIGN_HELP,
     "missions": N_("who runs the day's mission: host (you), or built in: builtin, relay or chests"),
     "dagger": N_("the dagger is in play"),
