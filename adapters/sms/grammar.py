@@ -13,7 +13,9 @@ Three kinds of text:
 - commands (`Command`): NEW, JOIN, START GAME, HELP, STATUS, VOTES, PAUSE, RESUME,
   ADVANCE, END GAME, AWAY date (BORTE, ODSUTAN) and BACK (TILBAKE, NAZAD),
   MOVE window HH:MM (FLYTT, POMERI); SAY words (SI, KAŽI: talk through the
-  bot), MUTE and UNMUTE (DEMP / LYD, TIHO / GLASNO: the talk's texts off, on);
+  bot), TEAM words (LAG, TAJNO: to the player's team alone), MUTE and UNMUTE
+  (DEMP / LYD, TIHO / GLASNO: the talk's texts off, on; the host's MUTE NAME
+  and UNMUTE NAME mute and unmute a player's talk);
 - answers to the player's current menu, matched against the menu built from
   the core's legal actions (`Menu`, `match`): a number for a one-field menu, or
   one line with one word per field for a multi-field one (Station: plan, job,
@@ -82,6 +84,8 @@ CONSOLE = frozenset({"console", "konsoll", "konzola"})  # adapters/sms/console.p
 SAY = frozenset({"say", "si", "kazi"})
 MUTE = frozenset({"mute", "demp", "tiho"})
 UNMUTE = frozenset({"unmute", "lyd", "glasno"})
+# TEAM words... (LAG, TAJNO): to the player's team alone (the spies, with team_talk).
+TEAM = frozenset({"team", "lag", "tajno"})
 
 
 def games() -> dict[str, str]:
@@ -108,9 +112,9 @@ _LANG_OF: dict[str, str] = {
     **dict.fromkeys(("borte", "bortreist", "tilbake", "flytt", "sett"), "nb"),
     **dict.fromkeys(("odsutan", "odsutna", "odsustvo", "nazad", "vratio", "vratila"), "sr"),
     **dict.fromkeys(("pomeri", "pomjeri", "podesi"), "sr"),
-    **dict.fromkeys(("say", "mute", "unmute"), "en"),
-    **dict.fromkeys(("si", "demp", "lyd"), "nb"),
-    **dict.fromkeys(("kazi", "tiho", "glasno"), "sr"),
+    **dict.fromkeys(("say", "mute", "unmute", "team"), "en"),
+    **dict.fromkeys(("si", "demp", "lyd", "lag"), "nb"),
+    **dict.fromkeys(("kazi", "tiho", "glasno", "tajno"), "sr"),
 }
 
 
@@ -157,8 +161,12 @@ def parse(body: str) -> Command:
     if head in SAY:  # "SAY I trust Bo": the rest of the text as written
         parts = body.strip().split(maxsplit=1)
         return Command("say", (parts[1] if len(parts) > 1 else "",))
-    if len(words) == 1 and head in MUTE | UNMUTE:
-        return Command("mute" if head in MUTE else "unmute")
+    if head in TEAM:  # "TEAM Bo is ours": the rest as written, to the team alone
+        parts = body.strip().split(maxsplit=1)
+        return Command("team", (parts[1] if len(parts) > 1 else "",))
+    if head in MUTE | UNMUTE:  # alone: the talk's texts; "MUTE Ana": the host mutes Ana
+        name = body.strip().split(maxsplit=1)[1:]
+        return Command("mute" if head in MUTE else "unmute", tuple(name))
     if head in CONSOLE and len(words) <= 2:  # "CONSOLE", "CONSOLE NEW"
         return Command("console", tuple(fold(w) for w in rest))
     if head in MOVE:  # "MOVE VOTE 21:30"

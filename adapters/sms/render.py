@@ -65,8 +65,9 @@ PICK = N_("Reply with the number. E.g. {example}")
 FREE = N_("{kind}: write it in one text.")
 HELP = N_(
     "JOIN code name: join a game. STATUS: your question again. VOTES: who voted "
-    "for whom. AWAY date: away until then; BACK. "
-    "Host: NEW {game}, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
+    "for whom. AWAY date: away until then; BACK. SAY words: talk to the others; "
+    "TEAM words: to your team; MUTE, UNMUTE: talk texts off, on. "
+    "Host: NEW {game}, SET, START GAME, PAUSE, RESUME, ADVANCE, END GAME, MUTE name."
 )
 CREATED = N_(
     "Game {code} is open. Players text: JOIN {code} name. "

@@ -1,8 +1,10 @@
 """Players' talk by SMS (issue #33; the relay itself is service/talk.py).
 
-`SAY ...` (nb `SI`, sr `KAŽI`) says a line to the others while talk is open;
+`SAY ...` (nb `SI`, sr `KAŽI`) says a line to the others while talk is open,
+`TEAM ...` (nb `LAG`, sr `TAJNO`) to the player's team alone;
 `MUTE` / `UNMUTE` (nb `DEMP` / `LYD`, sr `TIHO` / `GLASNO`) turn the talk's
-texts off and on without leaving the game. The service decides who hears a
+texts off and on without leaving the game, and from the host `MUTE NAME` /
+`UNMUTE NAME` mute and unmute that player's talk. The service decides who hears a
 line and writes it to the outbox; `SmsTalker` renders it for the SMS
 recipients who did not turn talk texts off, one text per line (digests of
 talk are not made yet: docs/sms.md).
@@ -59,7 +61,7 @@ class SmsTalker:
             self.wake_up(game_id)
 
 
-KINDS = frozenset({"say", "mute", "unmute"})  # grammar.parse's talk commands
+KINDS = frozenset({"say", "team", "mute", "unmute"})  # grammar.parse's talk commands
 
 
 def register(service: GameService, composer: SmsComposer, wake: Callable[[str], None]) -> None:
@@ -70,13 +72,22 @@ def register(service: GameService, composer: SmsComposer, wake: Callable[[str], 
 async def command(
     service: GameService, sid: str, cmd: Command, game: Game, player: str
 ) -> list[str]:
-    """`SAY ...`, `MUTE`, `UNMUTE` from `player` (MessageSid `sid`): the reply's
-    lines (none when the line went out: a text more would cost for nothing)."""
-    if cmd.kind == "say":
-        said = await service.talk(
-            game.id, player, cmd.args[0] if cmd.args else "", key=f"sms:{sid}"
-        )
+    """`SAY ...`, `TEAM ...`, `MUTE`, `UNMUTE` from `player` (MessageSid `sid`),
+    and the host's `MUTE NAME` / `UNMUTE NAME` (a player's talk, as Telegram's
+    `/mute NAME`): the reply's lines (none when the line went out: a text
+    more would cost for nothing)."""
+    if cmd.kind in ("say", "team"):
+        text, key = cmd.args[0] if cmd.args else "", f"sms:{sid}"
+        if cmd.kind == "team":
+            said = await talk.to_team(service, game.id, player, text, key=key)
+        else:
+            said = await service.talk(game.id, player, text, key=key)
         if said.status == talk.CLOSED:
             return [render(msg(CLOSED_HERE), game.lang)]
         return [render(said.reply, game.lang)] if said.reply is not None else []
-    return [render(await talk.texts(service.store, game, player, cmd.kind == "unmute"), game.lang)]
+    on = cmd.kind == "unmute"
+    if cmd.args:  # the host's MUTE NAME: only the host may (hush says so)
+        return [
+            render(await talk.hush(service.store, game, player, cmd.args[0], not on), game.lang)
+        ]
+    return [render(await talk.texts(service.store, game, player, on), game.lang)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from telegram import Bot, BotCommand, Chat, Update, User
@@ -41,6 +42,7 @@ from adapters.telegram.rematch import PRESS as REMATCH_PRESS
 from adapters.telegram.rematch import TelegramInviter
 from adapters.telegram.renderer import CHANNEL, echo_of
 from adapters.telegram.talk import TelegramTalker
+from adapters.telegram.talk import team as talk_team
 from gameflow.core import actions as A
 from gameflow.core import registry
 from gameflow.core.away import parse_until
@@ -478,6 +480,7 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         "mute": tg.mute,
         "unmute": tg.mute,
         "again": tg.again,
+        "team": partial(talk_team, tg),  # issue #33: adapters/telegram/talk.py
     }
     # Commands and words count only from new messages: an edited /end must not
     # end a game (PTB's handlers take edits too unless told otherwise).

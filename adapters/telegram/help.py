@@ -3,10 +3,11 @@
 `/help` lists the commands that apply to the sender now: someone in no game
 can host or join one; a player can have their question again (and, in a
 running game, be away); the host gets the lobby's commands before the start
-and the clock's after it. A command the bot does not know, or a private
-message that answers nothing, gets "I didn't understand that." and then the
-sender's open question (answer it with its buttons, or /status), or else the
-same list. Pure (game and sender in, text out): the handlers reply with it,
+and the clock's after it; the talk through the bot where the game has it
+(the team's line only to a player whose team may confer now). A command the
+bot does not know, or a private message that answers nothing, gets "I didn't
+understand that." and then the sender's open question (answer it with its
+buttons, or /status), or else the same list. Pure (game and sender in, text out): the handlers reply with it,
 in the game's language, or in the user's own when they are in no game. The
 games /new takes are the registered ones (`gameflow.core.registry`).
 """
@@ -21,6 +22,7 @@ from gameflow.core.rules import rules_for
 from gameflow.core.state import LOBBY, Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
+from service import talk
 
 NO_GAME = N_("You are not in a game. What you can do:")
 PLAYER = N_("You play in this game. What you can do:")
@@ -37,6 +39,11 @@ STATUS = N_("/status: your current question again.")
 AWAY = N_("/away 2027-01-20 (a date) or /away off: away, the defaults answer for you.")
 START = N_("/startgame: deal the roles and begin, once everyone is in.")
 SET = N_("/set NAME VALUE: change a setting; /lang nb, sr or en: the game's language.")
+SETTINGS = N_("/set alone: the settings, /set NAME: one explained; /setup: the whole setup.")
+# Talk through the bot (issue #33, service/talk.py).
+TALK = N_("Write here without a command to talk to the other players while talk is open.")
+TEAM = N_("/team WORDS: talk to your team alone.")
+MUTE = N_("/mute NAME, /unmute NAME: stop or restart a player's talk.")
 KICK = N_("/kick NAME: take a player out of the lobby.")
 PAUSE = N_("/pause: stop the clock.")
 RESUME = N_("/resume: start the clock again.")
@@ -51,18 +58,21 @@ def commands(game: Game | None, who: str | None) -> list[str]:
     """The msgids of the commands that apply to `who` in `game` now."""
     if game is None or who is None or game.over:
         return [NEW, JOIN, HELP]
+    table, team = talk.offered(game, who)
     if who == game.host:
         if game.phase.name == LOBBY:
-            return [START, SET, KICK, END, HELP]
+            return [START, SET, SETTINGS, KICK, END, HELP]
         clock = RESUME if game.phase.paused else PAUSE
         lines = [clock, ADVANCE]
         if is_campaign(game):
             lines.append(MOVE)
         if rules_for(game.kind).host_kinds:  # a game master's own actions
             lines.append(GM)
+        if table or (registry.get(game.kind).team and game.option("team_talk") is not False):
+            lines.append(MUTE)  # the game has talk through the bot
         return [*lines, END, HELP]
     if game.running:
-        return [STATUS, AWAY, HELP]
+        return [STATUS, AWAY, *([TALK] if table else []), *([TEAM] if team else []), HELP]
     return [STATUS, HELP]
 
 

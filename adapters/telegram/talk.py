@@ -4,20 +4,27 @@ The service decides who hears a line and writes it to the outbox; this
 renders it for the Telegram recipients: each player's private chat (a
 team's line with `protect_content`, like every secret), and the game's
 group for the table's talk (resolved at delivery: skipped without one).
+`/team words` says a line to the player's team alone (`team`), as SMS `TEAM`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from telegram import Chat, Update
 
 from adapters.telegram.acting import chat_of
 from adapters.telegram.jobs import Priority
 from adapters.telegram.renderer import CHANNEL, GROUP, IF_GROUP
 from gameflow.core.state import Game
-from gameflow.core.text import Msg
+from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
+from service import talk
 from service.outbox import OutboxMessage
+
+TEAM_PRIVATELY = N_("Talk to your team in your private chat with me: /team and your words.")
 
 
 @dataclass
@@ -60,3 +67,23 @@ class TelegramTalker:
     def wake(self, game_id: str) -> None:
         if self.wake_up is not None:
             self.wake_up(game_id)
+
+
+async def team(tg: Any, update: Update, context: Any) -> None:
+    """`/team words` (adapters/telegram/handlers.py `Telegram`): the line to
+    the sender's team alone (service/talk.py `to_team`), keyed by the update.
+    Said in a group, nothing is relayed and the sender is told privately."""
+    user, message = update.effective_user, update.effective_message
+    found = await tg.sender_game(update)
+    if found is None or user is None or message is None:
+        return
+    chat, game, player = found
+    if chat.type != Chat.PRIVATE:
+        tg.notifier.say(user.id, render(msg(TEAM_PRIVATELY), game.lang), label="reply")
+        return
+    words = (message.text or "").split(maxsplit=1)[1:]
+    said = await talk.to_team(
+        tg.service, game.id, player, words[0] if words else "", key=f"tg:{update.update_id}"
+    )
+    if said.reply is not None:
+        tg.reply(chat, render(said.reply, game.lang))
