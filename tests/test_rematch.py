@@ -35,11 +35,18 @@ async def ended_station(t: TalkTable) -> tuple[str, str]:
     for phone, name in SMS.items():
         await t.text(phone, f"JOIN {code} {name}")
     await h.command(HOST, "Hana", "/startgame")
+    await h.command(HOST, "Hana", f"/again {code}")  # before the end: refused
+    assert api_texts(t, HOST)[-1] == "That game has not ended yet: run it back once it is over."
+    assert (await h.service.load(game_id)).running
     await h.command(HOST, "Hana", "/end")
     await t.settle()
     game = await h.service.load(game_id)
     assert game.over and len(game.players) == len(TG) + len(SMS)
     return code, game_id
+
+
+def api_texts(t: TalkTable, uid: int) -> list[str]:
+    return t.api.texts(uid)
 
 
 def test_the_host_runs_a_mixed_game_back_and_everyone_joins_with_one_tap_or_text(
@@ -71,10 +78,17 @@ def test_the_host_runs_a_mixed_game_back_and_everyone_joins_with_one_tap_or_text
             assert new.options == old.options and new.option("vote_seconds") == 90
             assert new.seed != old.seed and new.phase.name == "lobby" and not new.players
 
-            # Asked again: the same one game, and no invitation twice.
+            # Asked again, with the button under the host's end: the same one
+            # game, and no invitation twice.
             await t.settle()
             sent = len(fake.messages)
-            await h.command(HOST, "Hana", f"/again {code}")
+            offer = next(m for m in api.chat(HOST) if m.get("reply_markup"))
+            assert buttons(offer) == [("Run it back", f"again:host:{code}")]
+            assert offer["text"].endswith(f"/again {code}")
+            texts = api.texts(HOST)
+            ended = max(i for i, x in enumerate(texts) if "You ended the game." in x)
+            assert texts.index(offer["text"]) > ended  # under the end's news
+            await h.press(HOST, "Hana", offer, f"again:host:{code}")
             assert new_code in api.texts(HOST)[-1]
             await t.settle()
             assert len(fake.messages) == sent  # no second invitation by SMS

@@ -26,7 +26,7 @@ from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
 from adapters.telegram.language import user_lang
 from adapters.telegram.notifier import TelegramNotifier, chat_of, identity
-from adapters.telegram.rematch import PRESS
+from adapters.telegram.rematch import HOST_PRESS, PRESS
 from adapters.telegram.renderer import CHANNEL, confirmed
 from gameflow.core import actions as A
 from gameflow.core import registry
@@ -40,6 +40,7 @@ from gameflow.i18n import render
 from service import rematch
 from service.compose import Origin
 from service.games import GameNotFound, GameService, Outcome
+from service.outbox import OutboxMessage
 
 Context = ContextTypes.DEFAULT_TYPE
 TvLink = Callable[[Game], Awaitable[str | None]]
@@ -69,6 +70,8 @@ AGAIN_DONE = N_(
     "Run it back: a new game of {game}, code {code}. Every player is invited to join "
     "with one tap; /startgame when everyone is in."
 )
+AGAIN_OFFER = N_("Run it back? The same game with the same players and a new deal: /again {code}")
+AGAIN_BUTTON = N_("Run it back")
 JOINED_AGAIN = N_("You are in, {name}! Wait here: your role and your choices come to this chat.")
 
 
@@ -94,6 +97,7 @@ class Hosting:
             key: str = "",
         ) -> Outcome: ...
         def refusal(self, outcome: Outcome) -> str | None: ...
+        def _wake_delivery(self, game_id: str) -> None: ...
         async def notice(
             self, query: CallbackQuery, text: str | None, lang: str, *, translated: bool = ...
         ) -> None: ...
@@ -183,17 +187,17 @@ class Hosting:
 
     async def host(
         self, update: Update, context: Context, make: Callable[[str, Game], A.Action | Msg]
-    ) -> None:
+    ) -> Outcome | None:
         """A host command: the game the user hosts, one action, its refusal or
-        a short confirmation."""
+        a short confirmation; the outcome, when it was submitted."""
         found = await self.sender_game(update)
         if found is None:
-            return
+            return None
         chat, game, me = found
         action = make(me, game)
         if isinstance(action, Msg):
             self.reply(chat, render(action, game.lang))
-            return
+            return None
         origin = None
         if type(action) in CONFIRM and chat_of(me) is not None:
             text = render(CONFIRM[type(action)], game.lang)
@@ -203,13 +207,14 @@ class Hosting:
         if refusal is not None:
             self.reply(chat, refusal)
         elif outcome.duplicate:
-            return
+            pass
         elif isinstance(action, A.SetLanguage | A.Kick):
             self.reply(chat, render(N_("Done."), outcome.game.lang))
         elif origin is not None and confirmed(outcome.messages):
-            return  # it went out with the commit's news, in one message
+            pass  # it went out with the commit's news, in one message
         elif type(action) in CONFIRM:
             self.confirm(outcome.game, me, render(CONFIRM[type(action)], outcome.game.lang))
+        return outcome
 
     def confirm(self, game: Game, host: str, text: str) -> None:
         """One short message to the host, merged with the news of this moment
@@ -231,7 +236,29 @@ class Hosting:
         await self.host(update, context, lambda me, g: A.Advance(me, g.phase.seq))
 
     async def end(self, update: Update, context: Context) -> None:
-        await self.host(update, context, lambda me, g: A.End(me))
+        """`/end`; once the host has ended the game, its news is followed by
+        the offer to run it back (one button: `again:host:<code>`)."""
+        user = update.effective_user
+        code = None
+        where = await self.service.store.whereis(identity(user.id)) if user else None
+        if where is not None:
+            code = await self.service.store.code_for(where[0])
+        outcome = await self.host(update, context, lambda me, g: A.End(me))
+        if outcome is None or not outcome.accepted or code is None:
+            return
+        game = outcome.game
+        chat = chat_of(game.host)
+        if game.over and chat is not None:
+            offer = {
+                "kind": "say",
+                "chat": chat,
+                "text": render(msg(AGAIN_OFFER, code=code), game.lang),
+                "button": [render(AGAIN_BUTTON, game.lang), f"{HOST_PRESS}{code}"],
+            }
+            await self.service.store.append_outbox(
+                game.id, [OutboxMessage(CHANNEL, "again:offer", offer)]
+            )
+            self._wake_delivery(game.id)
 
     async def move(self, update: Update, context: Context) -> None:
         """`/move WINDOW HH:MM`: the host moves a campaign window (the core's
@@ -391,18 +418,24 @@ class Hosting:
                 text = msg(N_("There is no game with the code {code}."), code=code)
                 self.reply(chat, render(text if code else msg(AGAIN_USAGE), lang))
                 return
+        refused = await self.run_back(user.id, old_id, lang)
+        if refused is not None:
+            self.reply(chat, refused)
+
+    async def run_back(self, user_id: int, old_id: str, lang: str) -> str | None:
+        """Run the game `old_id` back for the Telegram user `user_id`: the new
+        game's code, TV link and commands to them; the refusal, if refused."""
         try:
-            done = await rematch.run_back(self.service, old_id, identity(user.id))
+            done = await rematch.run_back(self.service, old_id, identity(user_id))
         except GameNotFound:
-            self.reply(chat, render(AGAIN_USAGE, lang))
-            return
+            return render(AGAIN_USAGE, lang)
         if done.refused is not None or done.game is None:
-            self.reply(chat, render(done.refused or msg(AGAIN_USAGE), lang))
-            return
+            return render(done.refused or msg(AGAIN_USAGE), lang)
         game = done.game
         done_text = render(msg(AGAIN_DONE, game=game.kind, code=done.code or "?"), game.lang)
         lines = [done_text, *await self.host_lines(game, game.lang)]
-        self.notifier.say(user.id, "\n".join(lines))
+        self.notifier.say(user_id, "\n".join(lines))
+        return None
 
     async def rejoin_press(self, update: Update, context: Context) -> None:
         """The invitation's button (`again:<code>`): the player joins the
@@ -413,6 +446,11 @@ class Hosting:
         user = query.from_user
         lang = user_lang(user, self.default_lang)
         me = identity(user.id)
+        if query.data.startswith(HOST_PRESS):  # the host's offer after /end
+            old_id = await self.service.store.game_last_with_code(query.data[len(HOST_PRESS) :])
+            text = await self.run_back(user.id, old_id, lang) if old_id else None
+            await self.notice(query, text, lang, translated=True)
+            return
         code = query.data[len(PRESS) :]
         outcome, why = await rematch.rejoin(self.service, code, me, key=f"tg:{update.update_id}")
         if outcome is None:

@@ -17,6 +17,7 @@ from gameflow.i18n import render
 from service.outbox import OutboxMessage
 
 PRESS = "again:"  # a rematch button's callback data: again:<code>
+HOST_PRESS = "again:host:"  # the host's offer after /end: again:host:<old code>
 INVITE = N_(
     "Run it back! The host starts a new game of {game} with the same table and a new deal. "
     "Tap to join as {name}."
