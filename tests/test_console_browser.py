@@ -90,7 +90,8 @@ def faults(page: Any) -> list[str]:
 def confirm(page: Any, kind: str) -> str:
     """Open control `kind`, check its help and confirmation, confirm; the notice."""
     control = page.locator(f'details.control[data-kind="{kind}"]')
-    control.locator("summary").click()
+    if control.get_attribute("open") is None:  # closed: open it
+        control.locator("summary").click()
     help_line = control.locator("p.help")
     help_line.wait_for(state="visible")
     assert help_line.inner_text().strip().endswith(".")
@@ -139,6 +140,26 @@ def test_a_control_applies_through_the_service_and_the_page_follows(
         assert confirm(page, "resume") == "Done: Resume"
         assert not served.load(game.id).phase.paused
         page.wait_for_selector('details.control[data-kind="pause"]')
+        if kind == "traitors":  # the game master's own controls, with and without fields
+            assert confirm(page, "murder_free") == "Done: Murder-free night"
+            assert served.load(game.id).rules.murder_free
+            page.wait_for_function(
+                "() => !document.querySelector('details.control[data-kind=\"murder_free\"]')"
+            )
+            recruit = page.locator('details.control[data-kind="recruit"]')
+            recruit.locator("summary").click()
+            recruit.get_by_label("yes").check()
+            assert confirm(page, "recruit") == "Done: Recruitment"
+            assert served.load(game.id).rules.recruit
+            score = page.locator('details.control[data-kind="score"]')
+            score.locator("summary").click()
+            for name in game.names[:2]:
+                score.get_by_label(name, exact=True).check()
+            assert confirm(page, "score") == "Done: Score the mission"
+            st = served.load(game.id).rules
+            assert st.mission.scored and [game.names[s] for s in st.mission.access] == list(
+                game.names[:2]
+            )
     finally:
         page.close()
 
