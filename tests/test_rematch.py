@@ -93,8 +93,10 @@ def test_the_host_runs_a_mixed_game_back_and_everyone_joins_with_one_tap_or_text
             await t.settle()
             assert len(fake.messages) == sent  # no second invitation by SMS
             invites = [
-                m for uid in TG for m in api.chat(uid) if ("Join the rematch", f"again:{new_code}")
-                in buttons(m)
+                m
+                for uid in TG
+                for m in api.chat(uid)
+                if ("Join the rematch", f"again:{new_code}") in buttons(m)
             ]
             assert len(invites) == len(TG)  # one each, whatever was asked twice
 
