@@ -18,7 +18,12 @@ import pytest
 from adapters.sms import grammar as G
 from adapters.sms import render as R
 from adapters.telegram.help import SETTINGS
+from adapters.telegram.talk import TEAM_PRIVATELY
+from gameflow.core import actions as A
+from gameflow.core.engine import apply, new_game
+from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
+from gameflow.games.station import talk as station_talk
 from gameflow.i18n import render
 from service import talk
 from tests.fake_telegram import FakeBotApi, serving
@@ -36,6 +41,10 @@ HOST_PHONE = "+4791240009"
 class BoardTable(TalkTable):
     """The talk table with a board game, live (pacing fast), its host on
     Telegram (`open_board`) or by SMS (`open_by_sms`)."""
+
+    async def __aenter__(self) -> BoardTable:
+        await super().__aenter__()
+        return self
 
     async def open_board(
         self,
@@ -136,6 +145,13 @@ def test_the_resistance_spies_talk_privately_across_both_channels(
             await t.text(FIA, "tajno Cy goes next")  # Serbian, any case
             assert t.got("Fia (team only): Cy goes next") == only_spies(sms_id(FIA))
 
+            # /team in a group relays nothing: the spy is told privately where to say it
+            await t.h.command(100, "Ana", "/team in the group", chat_id=-5001)
+            await t.settle()
+            assert api.texts(100)[-1] == render(TEAM_PRIVATELY, "en")
+            assert not api.texts(-5001)
+            assert t.got("in the group") == dict.fromkeys(EVERYONE, 0)
+
             await t.tg_say(102, "I approve")  # a spy's plain talk
             if table_talk:
                 assert t.got("Cy: I approve") == {p: int(p != "tg:102") for p in EVERYONE}
@@ -153,6 +169,33 @@ def test_the_resistance_spies_talk_privately_across_both_channels(
             assert talk.offered(await t.game(), "tg:100")[1] is True
 
     run(main())
+
+
+def _ok(out: Accepted[Game] | Rejected) -> Game:
+    assert isinstance(out, Accepted), out
+    return out.state
+
+
+def test_station_team_talk_is_the_living_infiltrators_only() -> None:
+    """Station's team (gameflow/games/station/talk.py): the living infiltrators
+    with `team_talk` on, the speaker first; a dead one has none and is in no
+    one's; a loyal player has none; off, nobody has one."""
+    roles = {"p0": "infiltrator", "p3": "infiltrator", "p5": "infiltrator"}
+    game = new_game("station", "g", "host", 7, options={"team_talk": True}, setup={"roles": roles})
+    for p in (f"p{i}" for i in range(8)):
+        game = _ok(apply(game, A.Join(p, None, p.upper()), 0.0))
+    game = _ok(apply(game, A.Start("host", None), 0.0))
+    assert game.running
+    assert station_talk.team(game, "p3") == ("p3", "p0", "p5")
+    assert station_talk.team(game, "p1") == ()
+    dead = tuple(i == 5 for i in range(8))
+    after = game._replace(rules=game.rules._replace(dead=dead))
+    assert station_talk.team(after, "p0") == ("p0", "p3")
+    assert station_talk.team(after, "p5") == ()
+    off = game._replace(
+        options=tuple((k, False if k == "team_talk" else v) for k, v in game.options)
+    )
+    assert station_talk.team(off, "p0") == ()
 
 
 def test_without_team_talk_the_spies_have_no_private_talk(tmp_path: Path, fake: FakeTwilio) -> None:
