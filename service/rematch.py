@@ -112,7 +112,7 @@ async def rejoin(
     service: GameService, code: str, player: str, *, key: str, origin: Origin | None = None
 ) -> tuple[Outcome | None, Msg | None]:
     """`player` takes up the invitation to the rematch with join code `code`:
-    a join under their old name. (None, why) when there is no such rematch
+    a join under their old name (with a number when a newcomer has it). (None, why) when there is no such rematch
     or they were not at the old table."""
     game_id = await service.store.game_for_code(code.upper())
     game = None
@@ -124,5 +124,14 @@ async def rejoin(
     name = await old_name(service, game, player) if game is not None else None
     if game is None or name is None:
         return None, msg(NOT_INVITED, code=code.upper())
-    outcome = await service.submit(game.id, A.Join(player, None, name), key=key, origin=origin)
+    # Their old name, unless someone new took it in the lobby first: then
+    # with a number, as Telegram's /join does with a taken first name.
+    outcome = None
+    for i, candidate in enumerate((name, f"{name[:29]} 2", f"{name[:29]} 3")):
+        action = A.Join(player, None, candidate)
+        outcome = await service.submit(
+            game.id, action, key=key if i == 0 else f"{key}:{i}", origin=origin
+        )
+        if outcome.rejected is None or outcome.rejected.code != "name_taken":
+            break
     return outcome, None

@@ -2,8 +2,8 @@
 on both stores: only the host, only once the game has ended; the rematch has
 the old game's kind, language, options and host, a new seed and a new code;
 asked twice it is one game and the invitations are written once; a player
-of the old table rejoins under their old name, anyone else is told there is
-no such rematch. The channels' own sides: tests/test_rematch.py."""
+of the old table rejoins under their old name (with a number when a
+newcomer took it), anyone else is told there is no such rematch. The channels' own sides: tests/test_rematch.py."""
 
 from __future__ import annotations
 
@@ -86,6 +86,8 @@ def test_run_it_back_on_both_stores(make_store: Any) -> None:
             assert {e.payload["code"] for e in sent} == {done.code}
             assert inviter.woken == [new.id]  # the second time wrote nothing
 
+            # A newcomer joins the rematch's lobby first, as Ana: Ana is Ana 2.
+            assert (await service.submit(new.id, A.Join("tg:50", None, "ána"))).accepted
             stranger, why = await rematch.rejoin(service, done.code, "tg:99", key="k0")
             assert stranger is None and why is not None
             assert render(why, "en") == f"There is no rematch with the code {done.code}."
@@ -94,10 +96,15 @@ def test_run_it_back_on_both_stores(make_store: Any) -> None:
                     service, done.code.lower(), player_id, key=f"k{i + 1}"
                 )
                 assert outcome is not None and outcome.accepted and why is None
-            twice, _ = await rematch.rejoin(service, done.code, "tg:10", key="k1")
-            assert twice is not None and twice.duplicate
+            twice, _ = await rematch.rejoin(service, done.code, "tg:11", key="k2")
+            assert twice is not None and twice.duplicate  # a redelivered tap
+            version = (await service.load(new.id)).version
+            again_ana, _ = await rematch.rejoin(service, done.code, "tg:10", key="k9")
+            assert again_ana is not None and again_ana.rejected is not None
+            assert (await service.load(new.id)).version == version  # a second tap: nothing
             new = await service.load(new.id)
-            assert dict(zip(new.players, new.names, strict=True)) == TABLE
+            names = dict(zip(new.players, new.names, strict=True))
+            assert names == {"tg:50": "ána", **TABLE, "tg:10": "Ana 2"}
             assert (await service.submit(new.id, A.Start(HOST))).accepted
 
     run(main())
