@@ -17,6 +17,7 @@ import pytest
 
 from adapters.sms import grammar as G
 from adapters.sms import render as R
+from adapters.sms.segments import prepare, segments
 from adapters.telegram.help import SETTINGS
 from adapters.telegram.talk import TEAM_PRIVATELY
 from gameflow.core import actions as A
@@ -238,6 +239,10 @@ def test_the_host_mutes_a_player_by_sms(tmp_path: Path, fake: FakeTwilio) -> Non
             await t.tg_say(101, "thank you")
             assert t.got("Bo: thank you")[sms_id(ELI)] == 1
 
+            await t.text(ELI, "HELP")  # a player's help names the talk, the host's MUTE name
+            assert "SAY words: talk to the others" in fake.to(ELI)[-1]
+            await t.text(HOST_PHONE, "HELP")
+            assert "MUTE name, UNMUTE name" in fake.to(HOST_PHONE)[-1]
             await t.text(ELI, "MUTE")  # alone: Eli's own talk texts off
             assert "Talk texts are off" in fake.to(ELI)[-1]
             await t.tg_say(101, "quiet now")
@@ -255,13 +260,33 @@ SMS_WORDS = {
 }
 
 
+def _resistance(lang: str) -> Game:
+    """A live Resistance game with table and team talk, Ana and Cy the spies."""
+    roles = {"ana": "spy", "cy": "spy"}
+    options = {"table_talk": True, "team_talk": True}
+    game = new_game(
+        "resistance", "g", "host", 7, lang=lang, options=options, setup={"roles": roles}
+    )
+    for p in ("ana", "bo", "cy", "dag", "eli"):
+        game = _ok(apply(game, A.Join(p, None, p.title()), 0.0))
+    return _ok(apply(game, A.Start("host", None), 0.0))
+
+
 @pytest.mark.parametrize("lang", sorted(SMS_WORDS))
 def test_sms_help_names_the_talk_words_the_grammar_takes(lang: str) -> None:
-    text = R.t(R.HELP, lang)
+    """HELP adds the lines that apply to the sender now: the talk to a
+    player, TEAM to a spy only, SET and MUTE name to the host; each within
+    two segments as texted; every word it names is one the grammar reads."""
     say, team, mute, unmute, set_ = SMS_WORDS[lang]
-    for word in SMS_WORDS[lang]:
-        assert word in text, (word, text)
-    assert f"{mute} " in text.rsplit(":", 1)[1]  # the host's MUTE name, last
+    game = _resistance(lang)
+    spy, loyal, host = (R.help_text(game, p, lang) for p in ("ana", "bo", "host"))
+    stranger = R.help_text(None, "x", lang)
+    assert stranger == R.t(R.HELP, lang) and f"{say} " not in stranger
+    assert all(f"{w}" in spy for w in (say, team, mute, unmute)), spy
+    assert f"{say} " in loyal and f"{team} " not in loyal, loyal
+    assert f"{set_}:" in host and f"{mute} " in host and f"{team} " not in host, host
+    for text in (spy, loyal, host):
+        assert segments(prepare(text, lang, transliterate_sr=True)) <= 2, text
     assert G.parse(f"{say} hello").kind == "say"
     assert G.parse(f"{team} hello") == G.Command("team", ("hello",))
     assert G.parse(mute) == G.Command("mute")

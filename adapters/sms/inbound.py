@@ -223,7 +223,7 @@ class Gateway(HostReports):
         self, kind: str, sid: str, phone: str, player: str, game: Game | None, lang: str, say: Say
     ) -> None:
         if kind == opt_out.HELP:
-            say.append(words.t(words.HELP, lang))
+            say.append(words.help_text(game, player, lang))
         elif kind == opt_out.STOP:
             if await self.directory.opt_out(phone, self.clock()) and game is not None:
                 await self.tell_host(
@@ -248,7 +248,7 @@ class Gateway(HostReports):
     ) -> None:
         kind = cmd.kind
         if kind == "help":
-            say.append(words.t(words.HELP, lang))
+            say.append(words.help_text(game, player, lang))
         elif kind == "new_usage":
             say.append(words.t(words.NEW_USAGE, lang))
         elif kind == "join_usage":

@@ -27,6 +27,7 @@ from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Param, msg
 from gameflow.i18n import LANGUAGES, render
+from service import talk
 
 # Host controls and lobby actions have their own keywords; menus list game actions only.
 CONTROL_KINDS = frozenset(cls.kind for cls in A.CORE_ACTIONS)
@@ -65,10 +66,14 @@ PICK = N_("Reply with the number. E.g. {example}")
 FREE = N_("{kind}: write it in one text.")
 HELP = N_(
     "JOIN code name: join a game. STATUS: your question again. VOTES: who voted "
-    "for whom. AWAY date: away until then; BACK. SAY words: talk to the others; "
-    "TEAM words: to your team; MUTE, UNMUTE: talk texts off, on. "
-    "Host: NEW {game}, SET, START GAME, PAUSE, RESUME, ADVANCE, END GAME, MUTE name."
+    "for whom. AWAY date: away until then; BACK. "
+    "Host: NEW {game}, START GAME, PAUSE, RESUME, ADVANCE, END GAME."
 )
+# What HELP adds for the sender now (`help_text`, issue #33): the talk where
+# the game has it, the team's to a player whose team may confer, the host's words.
+TALK_HELP = N_("SAY words: talk to the others. MUTE, UNMUTE: talk texts off, on.")
+TEAM_HELP = N_("TEAM words: to your team alone.")
+HOST_HELP = N_("Host: SET: the settings, in the lobby. MUTE name, UNMUTE name: a player's talk.")
 CREATED = N_(
     "Game {code} is open. Players text: JOIN {code} name. "
     "Then text START GAME. Later: PAUSE, RESUME, ADVANCE, END GAME."
@@ -116,6 +121,9 @@ TEMPLATES: dict[str, dict[str, str | int]] = {
     PICK: {"example": "2 Kristoffer"},
     FREE: {"kind": ""},
     HELP: {},
+    TALK_HELP: {},
+    TEAM_HELP: {},
+    HOST_HELP: {},
     CREATED: {"code": "KPRT"},
     CREATED_TV: {"code": "KPRT", "tv": "https://muldvarp.example.org/tv/" + "x" * 43},
     WELCOME: {"name": "Kristoffer", "code": "KPRT"},
@@ -148,6 +156,21 @@ def t(msgid: str, lang: str, **params: Param) -> str:
         games = tuple(keyword(g, lang) for g in registry.all_games())
         params = {"games": registry.one_of(games), **params}
     return render(msg(msgid, **params), lang)
+
+
+def help_text(game: Game | None, player: str, lang: str) -> str:
+    """HELP, and after it the lines that apply to `player` in `game` now (as
+    Telegram's /help): the talk (service/talk.py `offered`), the host's words."""
+    lines = [t(HELP, lang)]
+    if game is not None and not game.over:
+        table, team = talk.offered(game, player)
+        if player == game.host:
+            lines.append(render(HOST_HELP, lang))
+        elif table or team:
+            lines.append(render(TALK_HELP, lang))
+        if team:
+            lines.append(render(TEAM_HELP, lang))
+    return " ".join(lines)
 
 
 def keyword(definition: GameDefinition, lang: str) -> str:
