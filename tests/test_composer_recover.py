@@ -17,10 +17,10 @@ import pytest
 from adapters.owed import Owed
 from adapters.sms import sheet as S
 from adapters.sms.directory import player_id
-from adapters.sms.renderer import SmsComposer
+from adapters.sms.renderer import SmsRenderer
 from adapters.sms.settings import SmsSettings
 from adapters.store.sqlite_store import SqliteStore
-from adapters.telegram.renderer import TelegramComposer
+from adapters.telegram.renderer import TelegramRenderer
 from gameflow.core import actions as A
 from gameflow.core.state import Game
 from service.games import GameService
@@ -42,7 +42,7 @@ TG = [f"tg:{100 + i}" for i in range(3)]
 SMS = [player_id(f"+479100000{i}", ID_KEY) for i in range(3)]
 
 
-class BrokenSms(SmsComposer):
+class BrokenSms(SmsRenderer):
     """The SMS composer with a bug in `compose` (and, if asked, in `recover`)."""
 
     def __init__(self, *, recover_too: bool = False) -> None:
@@ -61,7 +61,7 @@ class BrokenSms(SmsComposer):
         return super().recover(after)
 
 
-class BrokenTelegram(TelegramComposer):
+class BrokenTelegram(TelegramRenderer):
     broken = False
 
     def render(self, owed: Owed) -> list[OutboxMessage]:
@@ -71,7 +71,7 @@ class BrokenTelegram(TelegramComposer):
 
 
 async def started(
-    tmp_path: Path, sms: SmsComposer, tg: TelegramComposer
+    tmp_path: Path, sms: SmsRenderer, tg: TelegramRenderer
 ) -> tuple[Game, list[OutboxMessage]]:
     store = SqliteStore(str(tmp_path / "games.sqlite3"))
     service = GameService(store, composers=[tg, sms])
@@ -109,7 +109,7 @@ def test_a_composer_that_cannot_recover_costs_only_its_own_channel(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.ERROR)
-    game, messages = run(started(tmp_path, BrokenSms(recover_too=True), TelegramComposer()))
+    game, messages = run(started(tmp_path, BrokenSms(recover_too=True), TelegramRenderer()))
     assert not [m for m in messages if m.channel == "sms"]
     tg_messages = [m for m in messages if m.channel == "telegram"]
     assert {m.payload.get("player") for m in tg_messages if m.payload["kind"] == "sync"} == set(TG)

@@ -26,7 +26,7 @@ import pytest
 from adapters.sms.delivery import Delivery
 from adapters.sms.directory import SqliteDirectory, player_id
 from adapters.sms.outbound import TwilioSender, twilio_client
-from adapters.sms.renderer import CHANNEL, SentSheets, SmsComposer
+from adapters.sms.renderer import CHANNEL, SentSheets, SmsRenderer
 from adapters.sms.settings import SmsSettings
 from adapters.store.sqlite_store import SqliteStore
 from gameflow.core import actions as A
@@ -73,7 +73,7 @@ def test_a_worker_whose_batch_was_taken_over_stops_sending_it(tmp_path: Path) ->
             store = SqliteStore(str(tmp_path / "games.sqlite3"))
             directory = SqliteDirectory(str(tmp_path / "sms.sqlite3"))
             clock = FakeClock(time.time())
-            service = GameService(store, composers=[SmsComposer(settings)], clock=clock)
+            service = GameService(store, composers=[SmsRenderer(settings)], clock=clock)
             created = await service.create_game("station", "tg:host", lang="nb", seed="hold")
             game_id = created.game.id
             outcomes = []

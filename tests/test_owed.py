@@ -10,8 +10,8 @@ import logging
 import pytest
 
 from adapters.owed import Owed, OwedComposer, attach
-from adapters.sms.renderer import SmsComposer
-from adapters.telegram.renderer import TelegramComposer
+from adapters.sms.renderer import SmsRenderer
+from adapters.telegram.renderer import TelegramRenderer
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
 from gameflow.core.question import key_of
@@ -37,7 +37,7 @@ def _start() -> tuple[Game, Game, Accepted[Game]]:
 
 def test_one_composer_renders_what_each_channel_made_alone() -> None:
     composers: list[Composer] = []
-    tg, sms = TelegramComposer(), SmsComposer(SETTINGS)
+    tg, sms = TelegramRenderer(), SmsRenderer(SETTINGS)
     assert attach(composers, tg) and attach(composers, sms)
     assert not attach(composers, sms)  # once
     assert len(composers) == 1 and isinstance(composers[0], OwedComposer)
@@ -60,7 +60,7 @@ def test_one_composer_renders_what_each_channel_made_alone() -> None:
         assert all(started.events[i].to == p for i in due.private)
 
 
-class Broken(SmsComposer):
+class Broken(SmsRenderer):
     def render(self, owed: Owed) -> list[OutboxMessage]:
         raise RuntimeError("a bug")
 
@@ -68,10 +68,10 @@ class Broken(SmsComposer):
 def test_a_renderer_that_raises_costs_only_its_channel(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR)
     before, after, started = _start()
-    one = OwedComposer([TelegramComposer(), Broken(SETTINGS)])
+    one = OwedComposer([TelegramRenderer(), Broken(SETTINGS)])
     messages = one.compose(before, after, started.events)
     tg = [m for m in messages if m.channel == "telegram"]
-    assert tg == TelegramComposer().compose(before, after, started.events)
+    assert tg == TelegramRenderer().compose(before, after, started.events)
     sms = [m for m in messages if m.channel == "sms"]
-    assert sms == SmsComposer(SETTINGS).recover(after)
+    assert sms == SmsRenderer(SETTINGS).recover(after)
     assert any("failed for" in r.getMessage() for r in caplog.records)

@@ -31,7 +31,7 @@ import random
 import pytest
 
 from adapters.sms.outbound import OutMessage
-from adapters.sms.renderer import CHANNEL, SmsComposer
+from adapters.sms.renderer import CHANNEL, SmsRenderer
 from adapters.sms.segments import is_gsm7, segments
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
@@ -62,7 +62,7 @@ async def simulate(lang: str, seed: int, transliterate: bool) -> tuple[int, int,
     settings = SmsSettings(
         "AC", "token", "https://x", from_number="+4759440000", transliterate=transliterate
     )
-    composer = SmsComposer(settings)
+    composer = SmsRenderer(settings)
     sent: list[OutMessage] = []
 
     def step(before: Game, action: A.Action, now: float, origin: Origin | None = None) -> Game:

@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 from adapters.sms.directory import Directory, SqliteDirectory, player_id
-from adapters.sms.renderer import CHANNEL, SmsComposer
+from adapters.sms.renderer import CHANNEL, SmsRenderer
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
 from service.games import GameService
@@ -88,7 +88,7 @@ async def set_up(store: GameStore, directory: Directory, settings: SmsSettings) 
     """Ten games started at once, their first two phases run out; the texts
     stay in the outbox (nothing delivers here)."""
     clock = FakeClock(time.time())
-    service = GameService(store, composers=[SmsComposer(settings)], clock=clock)
+    service = GameService(store, composers=[SmsRenderer(settings)], clock=clock)
     table = Table()
     phones: dict[str, str] = {}
     games: list[str] = []

@@ -16,7 +16,7 @@ import random
 import pytest
 
 from adapters.sms import short
-from adapters.sms.renderer import SmsComposer
+from adapters.sms.renderer import SmsRenderer
 from adapters.sms.segments import segments
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
@@ -184,7 +184,7 @@ def test_the_hint_never_costs_a_segment() -> None:
         names = ["Ana", "Bo", "Cy", "Dag", "Eli", "Fred", "Gro"]
         ids = [f"sms:{i:016x}" for i in range(len(names))]
         settings = SmsSettings("AC", "token", "https://x", from_number="+4759440000")
-        composer = SmsComposer(settings)
+        composer = SmsRenderer(settings)
         options = {"sms_vote_names": vote_names}
         game = new_game("station", "g", "tg:host", "hint", lang=lang, options=options)
         for pid, name in zip(ids, names, strict=True):

@@ -41,7 +41,7 @@ import pytest
 
 from adapters.ratelimit import TelegramRates
 from adapters.telegram.notifier import GROUP_ATTR
-from adapters.telegram.renderer import ALWAYS, CHANNEL, GROUP, IF_GROUP, TelegramComposer
+from adapters.telegram.renderer import ALWAYS, CHANNEL, GROUP, IF_GROUP, TelegramRenderer
 from gameflow.core import actions as A
 from service.games import GameService
 from service.ports import GameStore
@@ -91,7 +91,7 @@ def uid(g: int, i: int) -> int:
 
 async def set_up(store: GameStore) -> Table:
     clock = FakeClock(time.time())
-    service = GameService(store, composers=[TelegramComposer()], clock=clock)
+    service = GameService(store, composers=[TelegramRenderer()], clock=clock)
     table = Table()
     games: list[str] = []
     outcomes = []

@@ -20,7 +20,7 @@ from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
 from adapters.sms.directory import Directory
 from adapters.sms.outbound import OutMessage, TwilioSender
-from adapters.sms.renderer import CHANNEL, SmsComposer, fit, split
+from adapters.sms.renderer import CHANNEL, SmsRenderer, fit, split
 from adapters.sms.segments import prepare
 from adapters.sms.sent_sheets import ATTR as SHEETS
 from adapters.sms.sent_sheets import SentSheets, Swap, record_of
@@ -77,7 +77,7 @@ class Delivery(OutboxLoop):
         sender: TwilioSender,
         sheets: SentSheets,
         *,
-        composer: SmsComposer | None = None,
+        composer: SmsRenderer | None = None,
         tv_link: TvLink | None = None,
         **options: Any,
     ) -> None:

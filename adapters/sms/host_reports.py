@@ -25,7 +25,7 @@ from adapters.sms import render as R
 from adapters.sms.directory import Directory, is_sms
 from adapters.sms.outbound import OutMessage
 from adapters.sms.phones import short_mask
-from adapters.sms.renderer import SmsComposer
+from adapters.sms.renderer import SmsRenderer
 from adapters.sms.segments import prepare, segments
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions, registry
@@ -56,7 +56,7 @@ class HostReports:
     service: GameService
     store: GameStore
     directory: Directory
-    composer: SmsComposer
+    composer: SmsRenderer
     host_hook: HostHook | None
     clock: Callable[[], float]
     settings: SmsSettings

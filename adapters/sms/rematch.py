@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from adapters.sms import render as words
 from adapters.sms.directory import is_sms
 from adapters.sms.grammar import Command, fold, tokens
-from adapters.sms.renderer import CHANNEL, SmsComposer
+from adapters.sms.renderer import CHANNEL, SmsRenderer
 from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
 from gameflow.i18n import render
@@ -67,7 +67,7 @@ def parse(body: str, in_game: bool) -> Command | None:
 class SmsInviter:
     """The invitations to a rematch, as texts to the old game's SMS players."""
 
-    def __init__(self, composer: SmsComposer, wake: Callable[[str], None]) -> None:
+    def __init__(self, composer: SmsRenderer, wake: Callable[[str], None]) -> None:
         self.composer = composer
         self._wake = wake
 

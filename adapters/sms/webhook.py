@@ -43,7 +43,7 @@ from adapters.sms.directory import Directory, SqliteDirectory
 from adapters.sms.host_reports import HostHook
 from adapters.sms.inbound import Gateway, TvLink
 from adapters.sms.outbound import TwilioSender, twilio_client
-from adapters.sms.renderer import SmsComposer
+from adapters.sms.renderer import SmsRenderer
 from adapters.sms.sent_sheets import SentSheets
 from adapters.sms.settings import SmsSettings
 from service.games import GameService
@@ -58,7 +58,7 @@ class SmsAdapter:
     settings: SmsSettings
     directory: Directory
     outbox: TwilioSender  # the sender (the durable outbox is the store's)
-    composer: SmsComposer
+    composer: SmsRenderer
     sheets: SentSheets
     delivery: Delivery
     gateway: Gateway
@@ -105,7 +105,7 @@ def create_sms(
         clock=monotonic,
         wall=service.clock,
     )
-    composer = SmsComposer(settings)
+    composer = SmsRenderer(settings)
     sheets = SentSheets(service.store)
     delivery = Delivery(
         service.store,

@@ -63,7 +63,7 @@ def messages(texts: Sequence[Msg], lang: str, limit: int = MAX_TEXT) -> list[str
     return out
 
 
-class TelegramComposer(Rendering):
+class TelegramRenderer(Rendering):
     """The outbox side of the Telegram adapter (service/compose.py's port)."""
 
     def render(self, owed: Owed) -> list[OutboxMessage]:

@@ -44,7 +44,7 @@ from adapters.telegram.handlers import Telegram, add_handlers, register_menu
 from adapters.telegram.hosting import TvLink
 from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.outbound import Outbound
-from adapters.telegram.renderer import TelegramComposer
+from adapters.telegram.renderer import TelegramRenderer
 from service.games import GameService
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ def build(
     options = {"wall": service.clock, **dict(delivery_options or {})}
     delivery = TelegramDelivery(service.store, notifier, tv_link=tv_link, **options)
     notifier.wake = delivery.wake
-    attach(service.composers, TelegramComposer())
+    attach(service.composers, TelegramRenderer())
     service.notifiers.append(notifier)
     tg = Telegram(service, outbound, notifier, default_lang, tv_link, seed_for, setup_for)
     tg.delivery = delivery
