@@ -24,11 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.tv.demo import NAMES
 from adapters.tv.source import JoinInfo
-from bench.tv_games import HOST, REASONS, player_id
+from bench.tv_games import HOST, player_id, traitors_step
 from gameflow.core import actions as A
-from gameflow.core.engine import apply, legal, new_game, view
+from gameflow.core.engine import apply, new_game, view
 from gameflow.core.result import Accepted
-from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from service.calendar import zone_table
 
@@ -50,33 +49,6 @@ def info(code: str = "KRILL7") -> JoinInfo:
         telegram_url=f"https://t.me/MuldvarpBot?start={code}",
         sms_number="+47 59 44 00 00",
     )
-
-
-def _step(game: Game, player: str, rng: random.Random) -> A.Action | None:
-    """A legal input of `player`'s, drawn at random, as the game's script parser reads it."""
-    rules = rules_for("traitors")
-    for spec in legal(game, player):
-        step: dict[str, object] = {"as": player, "do": spec.kind, "phase": spec.phase}
-        for f in spec.fields:
-            if f.free:  # the player's own words (a plea)
-                step[f.name] = rng.choice(REASONS)
-            elif f.name == "names":
-                step["names"] = [
-                    str(x) for x in rng.sample(list(f.options), min(len(f.options), 3))
-                ]
-            elif set(f.options) <= {0, 1}:
-                step[f.name] = bool(rng.choice(f.options))
-            else:
-                step[f.name] = rng.choice(f.options)
-        if spec.kind == "vote":
-            step["reason"] = rng.choice(REASONS)
-        try:
-            action = rules.parse_step(step)
-        except ValueError:
-            continue
-        if action is not None:
-            return action
-    return None
 
 
 def traitors_campaign(
@@ -106,7 +78,7 @@ def traitors_campaign(
             rng.shuffle(order)
             acted = False
             for player in order:
-                action = _step(game, player, rng)
+                action = traitors_step(game, player, rng)
                 if action is None or game.phase.seq != seq:
                     continue
                 now += 60.0

@@ -26,6 +26,7 @@ from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, new_game
 from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.result import Accepted
+from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.state import MISSION
@@ -190,6 +191,33 @@ def resistance_game(
 REASONS = ("", "Too quiet all day.", "Voted oddly yesterday.", "Just a feeling.")
 
 
+def traitors_step(game: Game, player: str, rng: random.Random) -> A.Action | None:
+    """A legal Traitors input of `player`'s, drawn at random, as the game's
+    script parser reads it; None if they have none."""
+    rules = rules_for("traitors")
+    for spec in legal(game, player):
+        step: dict[str, object] = {"as": player, "do": spec.kind, "phase": spec.phase}
+        for f in spec.fields:
+            if f.free:  # the player's own words (a plea)
+                step[f.name] = rng.choice(REASONS)
+            elif f.name == "names":
+                k = min(len(f.options), 3)
+                step["names"] = [str(x) for x in rng.sample(list(f.options), k)]
+            elif set(f.options) <= {0, 1}:
+                step[f.name] = bool(rng.choice(f.options))
+            else:
+                step[f.name] = rng.choice(f.options)
+        if spec.kind == "vote":
+            step["reason"] = rng.choice(REASONS)
+        try:
+            action = rules.parse_step(step)
+        except ValueError:
+            continue
+        if action is not None:
+            return action
+    return None
+
+
 def traitors_game(
     players: int = 10,
     *,
@@ -200,10 +228,7 @@ def traitors_game(
 ) -> Iterator[Game]:
     """Every state of a whole Traitors game, every input drawn from the legal
     actions and turned into an action by the game's own script parser."""
-    from gameflow.core.rules import rules_for
-
     rng = rng or random.Random(seed)
-    rules = rules_for("traitors")
     game = lobby(players, seed=seed, lang=lang, game_id=game_id, kind="traitors")
     yield game
     game = started(game)
@@ -215,32 +240,14 @@ def traitors_game(
         order = list(game.players)
         rng.shuffle(order)
         for player in order:
-            for spec in legal(game, player):
-                step: dict[str, object] = {"as": player, "do": spec.kind, "phase": spec.phase}
-                for f in spec.fields:
-                    if f.free:  # the player's own words (a plea)
-                        step[f.name] = rng.choice(REASONS)
-                    elif f.name == "names":
-                        k = min(len(f.options), 3)
-                        step["names"] = [str(x) for x in rng.sample(list(f.options), k)]
-                    elif set(f.options) <= {0, 1}:
-                        step[f.name] = bool(rng.choice(f.options))
-                    else:
-                        step[f.name] = rng.choice(f.options)
-                if spec.kind == "vote":
-                    step["reason"] = rng.choice(REASONS)
-                try:
-                    action = rules.parse_step(step)
-                except ValueError:
-                    continue
-                if action is None:
-                    continue
-                now += 1.0
-                done = apply(game, action, now)
-                if isinstance(done, Accepted):
-                    game = done.state
-                    yield game
-                break
+            action = traitors_step(game, player, rng)
+            if action is None:
+                continue
+            now += 1.0
+            done = apply(game, action, now)
+            if isinstance(done, Accepted):
+                game = done.state
+                yield game
         now = max(now, game.phase.deadline or now)
         ended = apply(game, A.Deadline(None, game.phase.seq), now)
         if isinstance(ended, Accepted):
