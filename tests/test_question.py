@@ -19,10 +19,11 @@ from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
 from gameflow.core.legal import ActionSpec
 from gameflow.core.question import Question, asked, key_of, question
-from gameflow.core.result import Accepted, Rejected
+from gameflow.core.result import Accepted
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from gameflow.replay import parse_step
+from tests.play_helpers import move_on
 
 pytestmark = pytest.mark.core
 
@@ -95,15 +96,10 @@ def _play(kind: str, n: int, options: dict[str, Any], seed: int) -> tuple[Game, 
         _check_waits(game)
         open_ = asked(game)
         if not open_ or rng.random() < 0.08:
-            deadline = game.phase.deadline
-            now = max(now, deadline if deadline is not None else now) + 0.001
-            result: Accepted[Game] | Rejected = apply(game, A.Deadline(None, game.phase.seq), now)
-            if isinstance(result, Rejected):
-                # A phase without a deadline waits for the host: let them move it on.
-                result = apply(game, A.Advance("host", game.phase.seq), now)
-            if isinstance(result, Rejected):
+            moved = move_on(game, now, "host")
+            if moved is None:
                 break
-            game = result.state
+            game, now = moved
             continue
         player = rng.choice(sorted(open_))
         before = open_[player].key

@@ -13,13 +13,13 @@ import pytest
 
 from adapters.sms import render as R
 from adapters.sms import sheet as S
-from gameflow.core import actions as A
 from gameflow.core.engine import apply
 from gameflow.core.question import asked
 from gameflow.core.registry import all_games
-from gameflow.core.result import Accepted, Rejected
+from gameflow.core.result import Accepted
 from gameflow.core.state import Game
 from gameflow.i18n import render
+from tests.play_helpers import move_on
 from tests.test_question import GAMES, _answer, _started
 
 pytestmark = pytest.mark.sms
@@ -61,14 +61,10 @@ def _sheets(kind: str, n: int, options: dict[str, object], seed: int) -> list[tu
             if S.key_of(game, p) is not None:
                 out.append((game, p))
         if not open_ or rng.random() < 0.08:
-            d = game.phase.deadline
-            now = max(now, d if d is not None else now) + 0.001
-            result: Accepted[Game] | Rejected = apply(game, A.Deadline(None, game.phase.seq), now)
-            if isinstance(result, Rejected):
-                result = apply(game, A.Advance("host", game.phase.seq), now)
-            if isinstance(result, Rejected):
+            moved = move_on(game, now, "host")
+            if moved is None:
                 break
-            game = result.state
+            game, now = moved
             continue
         p = rng.choice(sorted(open_))
         action = _answer(game, p, open_[p], rng)

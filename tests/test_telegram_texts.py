@@ -27,10 +27,11 @@ from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game
 from gameflow.core.legal import ActionSpec
 from gameflow.core.question import Question, asked
-from gameflow.core.result import Accepted, Rejected
+from gameflow.core.result import Accepted
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from gameflow.replay import parse_step
+from tests.play_helpers import move_on
 from tests.test_telegram_table import RAW
 
 pytestmark = pytest.mark.telegram
@@ -180,15 +181,10 @@ def test_every_prompt_and_editor_reads_in_every_language(
             open_ = asked(game)
             kinds.update(s.kind for q in open_.values() for s in q.specs)
             if not open_ or rng.random() < 0.05:
-                now = max(now, game.phase.deadline or now) + 0.001
-                result: Accepted[Game] | Rejected = apply(
-                    game, A.Deadline(None, game.phase.seq), now
-                )
-                if isinstance(result, Rejected):
-                    result = apply(game, A.Advance("tg:1", game.phase.seq), now)
-                if isinstance(result, Rejected):
+                moved = move_on(game, now, "tg:1")
+                if moved is None:
                     break
-                game = result.state
+                game, now = moved
                 continue
             player = rng.choice(sorted(open_))
             action = answer(game, player, open_[player], rng)
