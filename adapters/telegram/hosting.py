@@ -354,17 +354,26 @@ class Hosting:
         ]
         self.reply(chat, "\n".join(render(m, game.lang) for m in lines))
 
+    async def hosted_game(self, update: Update) -> tuple[Chat, Game, str] | None:
+        """The sender's game when they host it; None (and, to a player, the
+        refusal) otherwise."""
+        found = await self.sender_game(update)
+        if found is None:
+            return None
+        chat, game, me = found
+        if me != game.host:
+            self.reply(chat, render(N_("Only the host can do that."), game.lang))
+            return None
+        return found
+
     async def setup(self, update: Update, context: Context) -> None:
         """`/setup`: the whole setup in one message, with the balance table's
         warning where a side wins more than 65 % (the host's review before
         /startgame)."""
-        found = await self.sender_game(update)
+        found = await self.hosted_game(update)
         if found is None:
             return
-        chat, game, me = found
-        if me != game.host:
-            self.reply(chat, render(N_("Only the host can do that."), game.lang))
-            return
+        chat, game, _ = found
         self.long_reply(chat, [render(m, game.lang) for m in setup_view.setup(game)])
 
     def long_reply(self, chat: Chat, lines: list[str]) -> None:
@@ -385,13 +394,10 @@ class Hosting:
     async def gm(self, update: Update, context: Context) -> None:
         """The game master's own actions now (Traitors' scoring, recruiting...),
         as a keyboard drawn from the host's legal actions."""
-        found = await self.sender_game(update)
+        found = await self.hosted_game(update)
         if found is None:
             return
         chat, game, me = found
-        if me != game.host:
-            self.reply(chat, render(N_("Only the host can do that."), game.lang))
-            return
         specs = offered(game, me)
         if not specs:
             self.reply(chat, render(N_("Nothing to do for the game master right now."), game.lang))
