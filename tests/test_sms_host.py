@@ -61,6 +61,14 @@ class App:
     def inbox(self, phone: str) -> list[str]:
         return self.fake.to(phone)
 
+    async def host_new(self, command: str) -> str:
+        """The host texts `command` (NEW STATION, NY FORRÆDERE...): the new
+        game's join code, from the first line of its first reply."""
+        await self.text(HOST_PHONE, command)
+        code = re.search(r"\b([A-Z]{4})\b", self.inbox(HOST_PHONE)[0].split("\n")[0])
+        assert code is not None, self.inbox(HOST_PHONE)
+        return code.group(1)
+
 
 @contextlib.asynccontextmanager
 async def app(tmp_path: Path, fake: FakeTwilio) -> AsyncIterator[App]:
@@ -133,11 +141,9 @@ def test_every_host_action_by_sms_is_confirmed_in_one_short_text(
 ) -> None:
     async def main() -> None:
         async with app(tmp_path, fake) as a:
-            await a.text(HOST_PHONE, "NY STASJON")
-            code = re.search(r"\b([A-Z]{4})\b", a.inbox(HOST_PHONE)[0])
-            assert code is not None
+            code = await a.host_new("NY STASJON")
             for phone, name in zip(PHONES, NAMES, strict=True):
-                await a.text(phone, f"DELTA {code.group(1)} {name}")
+                await a.text(phone, f"DELTA {code} {name}")
             for command in ("START SPILL", "PAUSE", "FORTSETT", "NESTE", "AVSLUTT"):
                 before = len(a.inbox(HOST_PHONE))
                 await a.text(HOST_PHONE, command)

@@ -27,10 +27,8 @@ NAMES = ["Kari", "Ola", "Siri", "Nils", "Liv", "Per"]
 def test_sms_host_lists_explains_and_changes_the_settings(tmp_path: Path, fake: FakeTwilio) -> None:
     async def main() -> None:
         async with app(tmp_path, fake) as a:
-            await a.text(HOST_PHONE, "NY FORRÆDERE")
-            code = re.search(r"\b([A-Z]{4})\b", a.inbox(HOST_PHONE)[0].split("\n")[0])
-            assert code is not None
-            game_id = await a.rt.service.store.game_for_code(code.group(1))
+            code = await a.host_new("NY FORRÆDERE")
+            game_id = await a.rt.service.store.game_for_code(code)
             assert game_id is not None
 
             async def game_now() -> dict[str, object]:
@@ -91,11 +89,9 @@ def test_sms_host_lists_explains_and_changes_the_settings(tmp_path: Path, fake: 
 def test_sms_setup_warns_of_a_lopsided_table_only(tmp_path: Path, fake: FakeTwilio) -> None:
     async def main() -> None:
         async with app(tmp_path, fake) as a:
-            await a.text(HOST_PHONE, "NEW TRAITORS")
-            code = re.search(r"\b([A-Z]{4})\b", a.inbox(HOST_PHONE)[0].split("\n")[0])
-            assert code is not None
+            code = await a.host_new("NEW TRAITORS")
             for phone, name in zip(PHONES, NAMES, strict=True):
-                await a.text(phone, f"JOIN {code.group(1)} {name}")
+                await a.text(phone, f"JOIN {code} {name}")
             await a.text(HOST_PHONE, "SET")
             balanced = a.inbox(HOST_PHONE)[-1]
             assert balanced.startswith("Settings 1/") and "Lopsided" not in balanced
