@@ -18,6 +18,7 @@ from gameflow.core.state import Game
 from gameflow.games.traitors.actions import Vote
 from gameflow.games.traitors.bots import (
     EPOCH,
+    Policy,
     choose,
     play_game,
     start_game,
@@ -74,18 +75,24 @@ def _table(traitors: tuple[str, ...]) -> Game:
     return game
 
 
-def test_a_loyal_bot_votes_the_same_whoever_the_traitors_are() -> None:
-    """Only the hidden roles differ between the two tables: a loyal bot's vote
-    (from the public record and the table's shared talk) must not."""
+def _loyal_votes_ignore_hidden_roles(policy: Policy) -> None:
+    """Each loyal voter's vote by `policy` is the same at three tables that
+    differ only in who the traitors are."""
     for voter in ("p05", "p06", "p07"):
         targets = set()
         for traitors in (("p00", "p01"), ("p02", "p03"), ("p01", "p04")):
             game = _table(traitors)
             (spec,) = [s for s in legal(game, voter) if s.kind == Vote.kind]
-            action = choose(game, voter, spec, random.Random(1))
+            action = policy(game, voter, spec, random.Random(1))
             assert isinstance(action, Vote)
             targets.add(action.target)
         assert len(targets) == 1, (voter, targets)
+
+
+def test_a_loyal_bot_votes_the_same_whoever_the_traitors_are() -> None:
+    """Only the hidden roles differ between the two tables: a loyal bot's vote
+    (from the public record and the table's shared talk) must not."""
+    _loyal_votes_ignore_hidden_roles(choose)
 
 
 def test_same_seed_same_outcomes() -> None:
@@ -125,15 +132,7 @@ def test_a_reasoning_loyal_decides_the_same_whoever_the_traitors_are() -> None:
     hidden roles of the others leaves a loyal's vote where it was."""
     from gameflow.games.traitors.bots import reasoning_action
 
-    for voter in ("p05", "p06", "p07"):
-        targets = set()
-        for traitors in (("p00", "p01"), ("p02", "p03"), ("p01", "p04")):
-            game = _table(traitors)
-            (spec,) = [s for s in legal(game, voter) if s.kind == Vote.kind]
-            action = reasoning_action(game, voter, spec, random.Random(1))
-            assert isinstance(action, Vote)
-            targets.add(action.target)
-        assert len(targets) == 1, (voter, targets)
+    _loyal_votes_ignore_hidden_roles(reasoning_action)
 
 
 def test_suspicion_reads_votes_and_reveals_from_a_view() -> None:
