@@ -16,8 +16,9 @@ def games() -> tuple[GameDefinition, ...]:
     from gameflow.games.resistance import GAME as RESISTANCE
     from gameflow.games.station import GAME as STATION
     from gameflow.games.traitors import GAME as TRAITORS
+    from gameflow.games.werewolf import GAME as WEREWOLF
 
-    return (STATION, RESISTANCE, TRAITORS)
+    return (STATION, RESISTANCE, TRAITORS, WEREWOLF)
 
 
 def register_all() -> None:
