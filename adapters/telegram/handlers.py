@@ -95,6 +95,7 @@ MENU = (
     ("end", N_("Host: end the game")),
     ("again", N_("Host: the same game again with the same players, /again CODE")),
     ("mute", N_("Host: mute a player's talk, /mute NAME (/unmute NAME)")),
+    ("team", N_("Talk to your team alone: /team WORDS")),
 )
 
 
