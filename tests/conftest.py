@@ -26,6 +26,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A marker for every registered game, named as its kind (`-m werewolf`):
+    a new game needs no line in pyproject.toml's markers."""
+    from gameflow.core.registry import kinds
+
+    for kind in kinds():
+        config.addinivalue_line("markers", f"{kind}: the {kind} game")
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     """Which core the tests run on: the source, or the compiled build (the
     packaging test runs the core's tests on the compiled wheel)."""
