@@ -118,6 +118,19 @@ class Translator(Protocol):
     def core(self, text: Msg | str) -> str: ...
 
 
+# What a game's TV `build` gets and gives (TvScreen): a player id (or None) to
+# the name the page shows, and the values its template renders.
+NameOf = Callable[[str | None], str]
+TvContext = dict[str, Any]
+
+
+def end_headline(tr: Translator, winner: str | None, won: Mapping[str, str]) -> str:
+    """The end screen's headline: the page label `won[winner]` for the side
+    that won, the page's "host_ended" where none did."""
+    key = won.get(winner) if winner is not None else None
+    return tr.t(key if key is not None else "host_ended")
+
+
 @dataclass(frozen=True)
 class TvScreen:
     """The game's TV screen: `template` ("package:file", a Jinja template in
@@ -126,7 +139,7 @@ class TvScreen:
     `tr` the page's translator (its `t`, `n` and `core`)."""
 
     template: str
-    build: Callable[[dict[str, Any], Translator, Callable[[str | None], str]], dict[str, Any]]
+    build: Callable[[dict[str, Any], Translator, NameOf], TvContext]
 
 
 class Part(NamedTuple):

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple, Union
 
-Param = Union[str, int, "Msg", tuple["Msg | str | int", ...]]
+# One item of a listed parameter (a name, or a Msg), joined with ", ".
+Item = Union["Msg", str, int]
+Param = Union[str, int, "Msg", tuple[Item, ...]]
 
 
 def N_(msgid: str) -> str:

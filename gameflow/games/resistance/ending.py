@@ -18,7 +18,7 @@ from typing import Final
 
 from gameflow.core.definition import Chapter, Part, Story
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.core.text import N_, Item, Msg, msg, nmsg
 from gameflow.games.resistance.cards import KEEPING_CLOSE_EYE, OPEN_UP, OVERHEARD_CONVERSATION
 from gameflow.games.resistance.state import (
     NOBODY,
@@ -29,9 +29,6 @@ from gameflow.games.resistance.state import (
     TeamVote,
 )
 from gameflow.games.resistance.texts import TEAM_TEXT, card_name, mission_card
-
-# One item of a listed parameter (a name, or a Msg), joined with ", ".
-Item = Msg | str | int
 
 _WINNER: Final = {
     RESISTANCE: N_("Winners: the resistance."),

@@ -8,10 +8,12 @@ are in, roles only in the final view.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
 
+from gameflow.core.definition import NameOf as Names
 from gameflow.core.definition import Translator as Tr
+from gameflow.core.definition import TvContext as Context
+from gameflow.core.definition import end_headline
 from gameflow.core.text import N_
 from gameflow.games.resistance.cards import CARDS
 from gameflow.games.resistance.texts import CARD_TEXT
@@ -24,10 +26,6 @@ SCREEN_TEXTS: Final = {
     "phase_team_vote": N_("Team vote"),
     "phase_mission": N_("Mission"),
 }
-
-
-Context = dict[str, Any]
-Names = Callable[[str | None], str]
 
 
 def build(view: dict[str, Any], tr: Tr, name_of: Names) -> Context:
@@ -83,11 +81,9 @@ def build(view: dict[str, Any], tr: Tr, name_of: Names) -> Context:
         winner = view.get("winner")
         out["end"] = {
             "winner": winner,
-            "headline": tr.t("resistance_won")
-            if winner == "resistance"
-            else tr.t("spies_won")
-            if winner == "spies"
-            else tr.t("host_ended"),
+            "headline": end_headline(
+                tr, winner, {"resistance": "resistance_won", "spies": "spies_won"}
+            ),
             "resistance": [name_of(p) for p, r in roles.items() if r != "spy"],
             "spies": [name_of(p) for p, r in roles.items() if r == "spy"],
         }

@@ -18,7 +18,7 @@ from typing import Final
 
 from gameflow.core.definition import Chapter, Part, Story
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, Item, Msg, msg
 from gameflow.games.station.state import (
     INFILTRATORS,
     LOYAL,
@@ -26,9 +26,6 @@ from gameflow.games.station.state import (
     RoundRecord,
     Station,
 )
-
-# One item of a listed parameter (a name, or a Msg), joined with ", ".
-Item = Msg | str | int
 
 _WINNER: Final = {
     LOYAL: N_("Winners: the loyal crew."),

@@ -7,10 +7,12 @@ mission), teams and secret actions only in the final view.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
 
+from gameflow.core.definition import NameOf as Names
 from gameflow.core.definition import Translator as Tr
+from gameflow.core.definition import TvContext as Context
+from gameflow.core.definition import end_headline
 from gameflow.core.text import N_
 from gameflow.games.station.texts import JOB_NAMES
 
@@ -25,10 +27,6 @@ SCREEN_TEXTS: Final = {
     "loyal_won": N_("The loyal crew won"),
     "infiltrators_won": N_("The infiltrators won"),
 }
-
-
-Context = dict[str, Any]
-Names = Callable[[str | None], str]
 
 
 def build(view: dict[str, Any], tr: Tr, name_of: Names) -> Context:
@@ -219,13 +217,7 @@ def _tally(votes: dict[str, str | None] | None, tr: Tr, name_of: Names) -> list[
 
 def _end(view: dict[str, Any], st: dict[str, Any], tr: Tr, name_of: Names) -> Context:
     winner = view.get("winner")
-    headline = (
-        tr.t("loyal_won")
-        if winner == "loyal"
-        else tr.t("infiltrators_won")
-        if winner == "infiltrators"
-        else tr.t("host_ended")
-    )
+    headline = end_headline(tr, winner, {"loyal": "loyal_won", "infiltrators": "infiltrators_won"})
     teams = st.get("teams", {})
     loyal = [name_of(p) for p, team in teams.items() if team == "loyal"]
     bad = [name_of(p) for p, team in teams.items() if team != "loyal"]

@@ -23,7 +23,7 @@ from typing import Final
 
 from gameflow.core.definition import Chapter, Part, Story
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, Item, Msg, msg
 from gameflow.games.traitors import flow
 from gameflow.games.traitors.state import (
     FORCE,
@@ -35,9 +35,6 @@ from gameflow.games.traitors.state import (
     DayRecord,
     Traitors,
 )
-
-# One item of a listed parameter (a name, or a Msg), joined with ", ".
-Item = Msg | str | int
 
 _WINNER: Final = {
     TRAITORS: N_("Winners, the traitors: {names}. Pot: {pot} silver, {share} each."),

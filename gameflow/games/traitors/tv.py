@@ -11,10 +11,12 @@ deliberately never shown: a recruitment is a secret until the end.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
 
+from gameflow.core.definition import NameOf as Names
 from gameflow.core.definition import Translator as Tr
+from gameflow.core.definition import TvContext as Context
+from gameflow.core.definition import end_headline
 from gameflow.core.text import N_, msg
 from gameflow.games.traitors.missions import CHEST_GAIN, CHEST_LOSS, RELAY_GAIN, RELAY_LOSS, TITLES
 
@@ -31,9 +33,6 @@ SCREEN_TEXTS: Final = {
     "phase_end_vote": N_("End or continue?"),
 }
 
-
-Context = dict[str, Any]
-Names = Callable[[str | None], str]
 
 STAKES = {"relay": (RELAY_GAIN, RELAY_LOSS), "chests": (CHEST_GAIN, CHEST_LOSS), "host": (0, 0)}
 # A campaign day, in order: (phase, the clock-time option at which it opens).
@@ -157,11 +156,9 @@ def build(view: dict[str, Any], tr: Tr, name_of: Names) -> Context:
         winner = view.get("winner")
         out["end"] = {
             "winner": winner,
-            "headline": tr.t("traitors_won")
-            if winner == "traitors"
-            else tr.t("faithful_won")
-            if winner == "loyal"
-            else tr.t("host_ended"),
+            "headline": end_headline(
+                tr, winner, {"traitors": "traitors_won", "loyal": "faithful_won"}
+            ),
             "split": tr.t("pot_split", pot=tv["pot"], share=tv.get("share", 0)) if winners else "",
             "winners": winners,
             "seed": view.get("seed"),
