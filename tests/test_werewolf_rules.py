@@ -189,11 +189,11 @@ def random_game(seed: int, n: int, options: dict[str, Any], p_advance: float) ->
             if not specs:
                 continue
             spec = rng.choice(specs)
-            target = rng.choice(spec.options("target"))
-            action = WEREWOLF.parse_step({"as": by, "do": spec.kind, "target": target})
+            picked = rng.choice(spec.options("target"))
+            action = WEREWOLF.parse_step({"as": by, "do": spec.kind, "target": picked})
             assert action is not None
             result = apply(game, action, now)
-            assert isinstance(result, Accepted), (spec, target, result)
+            assert isinstance(result, Accepted), (spec, picked, result)
             assert result.state.version == game.version + 1
             assert sum(result.state.rules.dead) == before_dead
         game = result.state
