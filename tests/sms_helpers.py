@@ -7,7 +7,7 @@ directory given (SQLite in memory by default; tests pass a Redis one too)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -162,6 +162,19 @@ class World:
 
 
 Records = Callable[[], Directory]
+
+
+def with_world(fake: FakeTwilio, body: Callable[[World], Awaitable[None]]) -> None:
+    """Run `body` on a fresh World over `fake`, closing it however `body` ends."""
+
+    async def main() -> None:
+        world = World(fake)
+        try:
+            await body(world)
+        finally:
+            await world.close()
+
+    run(main())
 
 
 def records_fixture() -> Any:

@@ -16,9 +16,8 @@ from gameflow.core.question import question
 from gameflow.core.state import Game
 from gameflow.replay import parse_step
 from tests.fake_twilio import FakeTwilio
-from tests.sms_helpers import World
+from tests.sms_helpers import World, with_world
 from tests.sms_typist import Typist
-from tests.store_helpers import run
 
 pytestmark = pytest.mark.sms
 
@@ -60,7 +59,7 @@ def test_a_station_game_with_telegram_and_sms_players(fake: FakeTwilio) -> None:
             if "Du er INFILTRATØR" in m["body"]:
                 assert m["to"] in spies
 
-    play(fake, body)
+    with_world(fake, body)
 
 
 async def play_out_mixed(
@@ -108,14 +107,3 @@ def _random_action(
     for f in spec.fields:
         step[f.name] = rng.choice(f.options)
     return parse_step(game, step)
-
-
-def play(fake: FakeTwilio, body: object) -> None:
-    async def main() -> None:
-        world = World(fake)
-        try:
-            await body(world)  # type: ignore[operator]
-        finally:
-            await world.close()
-
-    run(main())

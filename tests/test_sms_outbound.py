@@ -14,7 +14,7 @@ from adapters.sms.settings import SmsSettings
 from gameflow.core import actions as A
 from gameflow.core.events import Event, Kind
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
-from tests.sms_helpers import HOST, FakeMonotonic, World
+from tests.sms_helpers import HOST, FakeMonotonic, World, with_world
 from tests.store_helpers import run
 
 pytestmark = pytest.mark.sms
@@ -135,14 +135,7 @@ def test_reminders_resend_the_question_to_those_who_have_not_answered(fake: Fake
         assert "\nReply: plan 1-3" in w.last(phones[1])
         assert outcome.accepted
 
-    async def main() -> None:
-        world = World(fake)
-        try:
-            await body(world)
-        finally:
-            await world.close()
-
-    run(main())
+    with_world(fake, body)
 
 
 def test_settings_from_the_environment() -> None:

@@ -29,8 +29,7 @@ from gameflow.core import actions as A
 from gameflow.core.state import Game
 from gameflow.i18n import render
 from tests.fake_twilio import FakeTwilio
-from tests.sms_helpers import HOST, World
-from tests.store_helpers import run
+from tests.sms_helpers import HOST, World, with_world
 
 pytestmark = pytest.mark.sms
 
@@ -38,17 +37,6 @@ PHONES = ["+4791234501", "+4791234502", "+4791234503", "+381641234504", "+479123
 NAMES = ["Kristoffer", "Marija", "Ingrid", "Đorđe", "Sigrun"]
 JOIN = {"en": "JOIN", "nb": "DELTA", "sr": "UĐI"}
 NO = {"en": "no", "nb": "nei", "sr": "ne"}  # YES is a carrier keyword
-
-
-def world_run(fake: FakeTwilio, body: object) -> None:
-    async def main() -> None:
-        w = World(fake)
-        try:
-            await body(w)  # type: ignore[operator]
-        finally:
-            await w.close()
-
-    run(main())
 
 
 def asked(w: World, game: Game) -> list[str]:
@@ -155,7 +143,7 @@ def test_a_number_for_the_older_menu_is_refused_until_the_new_one_came(
         game = await w.service.load(game_id)
         assert approval(game)[game.seat(w.pid(voter))] is False
 
-    world_run(fake, body)
+    with_world(fake, body)
 
 
 def test_with_no_record_a_number_is_read_as_before(fake: FakeTwilio) -> None:
@@ -173,7 +161,7 @@ def test_with_no_record_a_number_is_read_as_before(fake: FakeTwilio) -> None:
         assert (await w.service.load(started.id)).version == started.version + 1
         assert all(w.last(p) != render(STALE, "en") for p in PHONES)
 
-    world_run(fake, body)
+    with_world(fake, body)
 
 
 @pytest.mark.parametrize("lang", ["en", "nb", "sr"])
