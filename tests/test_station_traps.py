@@ -243,12 +243,18 @@ def test_last_round_check_of_an_innocent_changes_nothing() -> None:
     assert d.game.winner == "infiltrators"
 
 
-def test_last_round_check_stops_the_checked_players_trap() -> None:
+def _last_round_trap_set() -> Driver:
+    """Seven players at the last round's vote, a trap set in it."""
     rounds = {f"r{r}": {"plans": [FREE] * 3, "trap": None} for r in range(1, 6)}
     d = fixed(7, **rounds, r6={"plans": EASY, "trap": TRAP})
     to_last_round(d)
     set_trap_round(d)
     d.to_vote()
+    return d
+
+
+def test_last_round_check_stops_the_checked_players_trap() -> None:
+    d = _last_round_trap_set()
     d.votes({"cy": "bo", "dag": "bo", "eli": "bo", "fred": "bo", "gro": "ana"})
     d.deadline()
     assert last(d).checked == 1 and last(d).hit is None
@@ -256,11 +262,7 @@ def test_last_round_check_stops_the_checked_players_trap() -> None:
 
 
 def test_last_round_trap_of_someone_else_still_hits() -> None:
-    rounds = {f"r{r}": {"plans": [FREE] * 3, "trap": None} for r in range(1, 6)}
-    d = fixed(7, **rounds, r6={"plans": EASY, "trap": TRAP})
-    to_last_round(d)
-    set_trap_round(d)
-    d.to_vote()
+    d = _last_round_trap_set()
     d.votes({"cy": "ana", "dag": "ana", "eli": "ana", "fred": "ana"})
     d.deadline()
     assert last(d).checked == 0 and last(d).hit == (4, "killed")

@@ -62,6 +62,16 @@ def screen_text(page: Any) -> str:
 SIZES = {7: "7", 15: "15"}
 
 
+def _fits_and_shot(page: Any, name: str) -> None:
+    """The page fits a 1920x1080 screen, nothing spilling out; its screenshot
+    goes to ARTIFACTS as `name`.png."""
+    size = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+    )
+    assert size[0] <= 1920 and size[1] <= 1080
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
 @pytest.mark.parametrize(("players", "lang"), [(7, "en"), (15, "nb"), (6, "sr")])
 def test_every_station_screen_renders(
     browser: Any, served: Any, clock: Clock, players: int, lang: str
@@ -129,11 +139,7 @@ def test_every_station_screen_renders(
             html = page.content()
             assert f'lang="{ {"sr": "sr-Latn"}.get(lang, lang) }"' in html
             # 16:9 and nothing spills out of the screen
-            overflow = page.evaluate(
-                "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
-            )
-            assert overflow[0] <= 1920 and overflow[1] <= 1080
-            page.screenshot(path=str(ARTIFACTS / f"station-{lang}-{players}-{name}.png"))
+            _fits_and_shot(page, f"station-{lang}-{players}-{name}")
     finally:
         page.close()
 
@@ -243,10 +249,6 @@ def test_resistance_and_traitors_screens(
                     n for n, r in zip(game.names, game.rules.role, strict=True) if r == "traitor"
                 ]
                 assert all(n in text for n in traitors)
-            size = page.evaluate(
-                "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
-            )
-            assert size[0] <= 1920 and size[1] <= 1080
-            page.screenshot(path=str(ARTIFACTS / f"{kind}-{lang}-{players}-{name}.png"))
+            _fits_and_shot(page, f"{kind}-{lang}-{players}-{name}")
     finally:
         page.close()
