@@ -6,7 +6,9 @@ host, the deadline moved in the state, and every refusal explained."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -23,37 +25,43 @@ from tests.test_telegram_table import HOST, Table
 PEOPLE = {400 + i: name for i, name in enumerate(["Ana", "Bo", "Cy", "Dag", "Eli"])}
 
 
+@contextlib.asynccontextmanager
+async def _telegram(tmp_path: Path, db: str) -> AsyncIterator[tuple[FakeBotApi, Harness, Table]]:
+    """A Telegram table of PEOPLE at noon on the 15th in Oslo, on a store of its own."""
+    async with serving(FakeBotApi()) as api:
+        clock = FakeClock(oslo(15, 12))
+        store = SqliteStore(str(tmp_path / db), clock=clock)
+        async with Harness(api, store, clock) as h:
+            yield api, h, Table(h, PEOPLE)
+        await store.close()
+
+
 @pytest.mark.telegram
 def test_move_a_window_on_telegram(tmp_path: Path) -> None:
     async def main() -> None:
-        async with serving(FakeBotApi()) as api:
-            clock = FakeClock(oslo(15, 12))
-            store = SqliteStore(str(tmp_path / "move.sqlite3"), clock=clock)
-            async with Harness(api, store, clock) as h:
-                table = Table(h, PEOPLE)
-                await table.open("station", sets=("pacing campaign", "timezone Europe/Oslo"))
-                game = await table.game()
-                assert game.phase.deadline == oslo(15, 18)
+        async with _telegram(tmp_path, "move.sqlite3") as (api, h, table):
+            await table.open("station", sets=("pacing campaign", "timezone Europe/Oslo"))
+            game = await table.game()
+            assert game.phase.deadline == oslo(15, 18)
 
-                await h.command(HOST, "Hana", "/move")
-                usage = api.texts(HOST)[-1]
-                assert "/move WINDOW HH:MM" in usage and "mission, discussion, vote" in usage
-                await h.command(HOST, "Hana", "/move mission 25:99")
-                assert "HH:MM" in api.texts(HOST)[-1] and "18:00" in api.texts(HOST)[-1]
-                await h.command(400, "Ana", "/move mission 17:00")
-                assert api.texts(400)[-1] == "Only the host can do that."
-                assert (await table.game()).phase.deadline == oslo(15, 18)
+            await h.command(HOST, "Hana", "/move")
+            usage = api.texts(HOST)[-1]
+            assert "/move WINDOW HH:MM" in usage and "mission, discussion, vote" in usage
+            await h.command(HOST, "Hana", "/move mission 25:99")
+            assert "HH:MM" in api.texts(HOST)[-1] and "18:00" in api.texts(HOST)[-1]
+            await h.command(400, "Ana", "/move mission 17:00")
+            assert api.texts(400)[-1] == "Only the host can do that."
+            assert (await table.game()).phase.deadline == oslo(15, 18)
 
-                before = len(api.texts(HOST))
-                await h.command(HOST, "Hana", "/move miss 17:00")  # a window by its start
-                game = await table.game()
-                assert game.phase.deadline == oslo(15, 17)
-                assert game.option("campaign_mission") == "17:00"
-                new = api.texts(HOST)[before:]
-                assert len(new) == 1, new  # one short message, the news merged in
-                assert "Moved: the window has its new time." in new[0]
-                assert "17:00" in new[0]
-            await store.close()
+            before = len(api.texts(HOST))
+            await h.command(HOST, "Hana", "/move miss 17:00")  # a window by its start
+            game = await table.game()
+            assert game.phase.deadline == oslo(15, 17)
+            assert game.option("campaign_mission") == "17:00"
+            new = api.texts(HOST)[before:]
+            assert len(new) == 1, new  # one short message, the news merged in
+            assert "Moved: the window has its new time." in new[0]
+            assert "17:00" in new[0]
 
     run(main())
 
@@ -61,17 +69,12 @@ def test_move_a_window_on_telegram(tmp_path: Path) -> None:
 @pytest.mark.telegram
 def test_move_in_a_live_game_is_refused_on_telegram(tmp_path: Path) -> None:
     async def main() -> None:
-        async with serving(FakeBotApi()) as api:
-            clock = FakeClock(oslo(15, 12))
-            store = SqliteStore(str(tmp_path / "fast.sqlite3"), clock=clock)
-            async with Harness(api, store, clock) as h:
-                table = Table(h, PEOPLE)
-                await table.open("station")
-                version = (await table.game()).version
-                await h.command(HOST, "Hana", "/move vote 21:30")
-                assert "only in a campaign game" in api.texts(HOST)[-1]
-                assert (await table.game()).version == version
-            await store.close()
+        async with _telegram(tmp_path, "fast.sqlite3") as (api, h, table):
+            await table.open("station")
+            version = (await table.game()).version
+            await h.command(HOST, "Hana", "/move vote 21:30")
+            assert "only in a campaign game" in api.texts(HOST)[-1]
+            assert (await table.game()).version == version
 
     run(main())
 
