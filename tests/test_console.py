@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from adapters.console.tokens import HASH_ATTR, MODE_ATTR
+from adapters.console.tokens import HASH_ATTR
 from bots.app import Runtime, create_app
 from gameflow.core import actions as A
 from gameflow.core.engine import view
@@ -198,7 +198,6 @@ def test_secrets_reach_only_the_non_playing_game_masters_console(tmp_path: Path)
             gm_game = await made(rt, "traitors")
             played = await made(rt, "traitors", host_plays=True)
             station = await made(rt, "station", host_plays=True)
-            assert await rt.store.get_attr(gm_game.id, MODE_ATTR) is None  # fixed at the first link
             for game in (gm_game, played, station):
                 tv = await rt.tv.issue(game.id)
                 before_tv = tv_page((await c.get(f"/tv/{tv}")).text)
@@ -217,7 +216,6 @@ def test_secrets_reach_only_the_non_playing_game_masters_console(tmp_path: Path)
                     assert "Roles" in shown and "Shield:" in shown
                     for line in roles:
                         assert line in shown, line
-                    assert await rt.store.get_attr(game.id, MODE_ATTR) == "gm"
                 else:
                     assert "you see only what the table sees" in shown
                     assert "Roles" not in shown and ": traitor" not in shown
@@ -290,3 +288,55 @@ def test_a_console_link_never_reaches_the_access_log() -> None:
     line = 'GET /console/g1.Abc_def-0123456789abcdefghijklmnopqrstuvwxyzABCD/events HTTP/1.1" 200'
     assert logfilter.redact(line) == 'GET /console/<redacted>/events HTTP/1.1" 200'
     assert logfilter.redact("GET /console/static/console.css") == "GET /console/static/console.css"
+
+
+def test_the_game_master_option_is_chosen_in_the_lobby_and_read_by_the_console(
+    tmp_path: Path,
+) -> None:
+    """`game_master` (watches/plays) is an option of every game, set in the
+    lobby like any other and frozen at the start; the console shows which it
+    is and shows secrets only for `watches` with a host who holds no seat."""
+
+    async def main() -> None:
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            lobby = await made(rt, "traitors", start=False)
+            assert lobby.option("game_master") == "watches"  # the Traitors' default
+            path = path_of(await rt.console_link(lobby))
+            shown = text_of((await page(c, path))[0])
+            assert "you see every secret" in shown and "setting game_master" in shown
+            bad = await rt.service.submit(lobby.id, A.SetOption(HOST, None, "game_master", "x"))
+            assert bad.rejected is not None  # only plays or watches
+            out = await rt.service.submit(lobby.id, A.SetOption(HOST, None, "game_master", "plays"))
+            assert out.accepted, out.rejected
+            started = await rt.service.submit(lobby.id, A.Start(HOST))
+            assert started.accepted
+            game = started.game
+            shown = text_of((await page(c, path))[0])
+            assert "you see only what the table sees" in shown
+            assert "Roles" not in shown and "Shield:" not in shown
+            for line in _role_lines(game):
+                assert line not in shown, line
+            assert "setting game_master" not in shown  # no change after the start
+            late = await rt.service.submit(
+                game.id, A.SetOption(HOST, None, "game_master", "watches")
+            )
+            assert late.rejected is not None
+            # a seated host never sees secrets, whatever the option says
+            seated = await made(rt, "traitors", host_plays=True)
+            assert seated.option("game_master") == "watches"
+            shown = text_of((await page(c, path_of(await rt.console_link(seated))))[0])
+            assert "you hold a seat" in shown and "Roles" not in shown
+            for line in _role_lines(seated):
+                assert line not in shown, line
+            # Station plays by default; watching a game with no secret view shows none
+            station = await made(rt, "station", start=False)
+            assert station.option("game_master") == "plays"
+            out = await rt.service.submit(
+                station.id, A.SetOption(HOST, None, "game_master", "watches")
+            )
+            assert out.accepted
+            shown = text_of((await page(c, path_of(await rt.console_link(out.game))))[0])
+            assert "keeps no secret view" in shown and "Roles" not in shown
+
+    run(main())

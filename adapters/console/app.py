@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from adapters.console.controls import build, label_of
 from adapters.console.texts import TEXTS
-from adapters.console.tokens import ConsoleTokens, shows_secrets
+from adapters.console.tokens import ConsoleTokens
 from adapters.console.view import live
 from adapters.tv.fanout import Fanout
 from gameflow.core.state import Game
@@ -184,8 +184,7 @@ class Console:
     async def live_html(self, game: Game, csrf: str = "") -> str:
         """The live part; without `csrf` (event frames) its forms are left for
         the page's script to fill, so that one frame serves every viewer."""
-        secret = shows_secrets(game, await self.tokens.mode(game))
-        ctx = live(game, secret, self.clock())
+        ctx = live(game, self.clock())
         ctx["csrf"] = csrf
         ctx["rid"] = (lambda: secrets.token_urlsafe(12)) if csrf else (lambda: "")
         return _env.get_template("live.html").render(ctx)

@@ -15,6 +15,15 @@ TEXTS: dict[str, str] = {
     "link_gone": N_("This console link is not valid (any more). Send /console for a new one."),
     "mode_gm": N_("You are the game master and play no role: you see every secret."),
     "mode_host": N_("You host and may play: you see only what the table sees."),
+    "mode_seated": N_(
+        "You chose to watch, but you hold a seat in this game: you see only what the table sees."
+    ),
+    "mode_blind": N_(
+        "You watch and play no role; this game keeps no secret view, so you see what the table sees."
+    ),
+    "mode_change": N_(
+        "Until the start you can change this with the setting game_master: watches or plays."
+    ),
     "phase": N_("Phase: {phase}"),
     "round": N_("Round {round}"),
     "paused": N_("Paused"),

@@ -12,10 +12,12 @@ hashes are kept, each ask makes a new link: the game keeps the last
 the new one, so an old link stops working at once and an open page's stream
 ends at its next keep-alive.
 
-The console's mode is fixed the first time a link is issued (`console:mode`):
-`gm` for a game whose definition has a secret view for a game master who plays
-no role (the Traitors), else `host`. Secrets are shown only in `gm` mode and
-only while the host holds no seat: a host who joined as a player never sees them.
+The console's kind is the game's `game_master` option, chosen at creation
+(gameflow/core/gamemaster.py): `watches` shows the game's secret view (a game
+master who plays no role), `plays` only what the table sees. A game without
+the option (made before it) gets `gm` where its definition has a secret view.
+Secrets are shown only while the host holds no seat: a host who joined as a
+player never sees them, whatever the option says.
 """
 
 from __future__ import annotations
@@ -26,12 +28,11 @@ import re
 import secrets
 from typing import Protocol
 
-from gameflow.core import registry
+from gameflow.core import gamemaster, registry
 from gameflow.core.state import Game
 
 SECRET_BYTES = 32  # 256 bits; `token_urlsafe` makes 43 URL-safe characters
 HASH_ATTR = "console:hash"
-MODE_ATTR = "console:mode"
 GM, HOST = "gm", "host"
 KEEP_LINKS = 3
 TOKEN_RE = re.compile(r"^([A-Za-z0-9_.:-]{1,64})\.([A-Za-z0-9_-]{43})$")
@@ -51,17 +52,25 @@ def digest(secret: str) -> str:
 
 
 def default_mode(game: Game) -> str:
-    """`gm` for a game with a secret game-master view, else `host`."""
+    """`gm` for a game with a secret game-master view, else `host`: the kind of
+    a game that has no `game_master` option."""
     definition = registry.find(game.kind)
     return GM if definition is not None and definition.gm_view is not None else HOST
 
 
-def shows_secrets(game: Game, mode: str) -> bool:
-    """Whether the console may show `game`'s secrets: a game master in `gm`
-    mode who holds no seat in the game."""
+def mode(game: Game) -> str:
+    """The console's kind, as the game's `game_master` option chose it."""
+    fallback = gamemaster.WATCHES if default_mode(game) == GM else gamemaster.PLAYS
+    return GM if gamemaster.chosen(game, fallback) == gamemaster.WATCHES else HOST
+
+
+def shows_secrets(game: Game) -> bool:
+    """Whether the console may show `game`'s secrets: a game master who
+    watches (`game_master` is `watches`), holds no seat in the game, of a
+    game that has a secret view."""
     definition = registry.find(game.kind)
     return (
-        mode == GM
+        mode(game) == GM
         and definition is not None
         and definition.gm_view is not None
         and game.seat(game.host) < 0
@@ -78,7 +87,6 @@ class ConsoleTokens:
         """A fresh link token for `game`; with `rotate` every earlier one stops
         working, else the last `KEEP_LINKS` links work."""
         secret = secrets.token_urlsafe(SECRET_BYTES)
-        await self.store.swap_attr(game.id, MODE_ATTR, None, default_mode(game))
         mine = digest(secret)
         for _ in range(16):  # another worker's link in between: read again
             old = await self.store.get_attr(game.id, HASH_ATTR)
@@ -98,9 +106,6 @@ class ConsoleTokens:
         if stored is None or not any(hmac.compare_digest(h, mine) for h in stored.split(",")):
             return None
         return game_id
-
-    async def mode(self, game: Game) -> str:
-        return await self.store.get_attr(game.id, MODE_ATTR) or default_mode(game)
 
     @staticmethod
     def secret_of(token: str) -> str:

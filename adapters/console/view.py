@@ -1,7 +1,7 @@
 """What the console shows of a game: the live part of its page.
 
-Two kinds of console (adapters/console/tokens.py): a game master who plays no
-role gets the game's secret view (`GameDefinition.gm_view`) besides what the
+Two kinds of console, as the game's `game_master` option chose them at
+creation (adapters/console/tokens.py): a game master who plays no role gets the game's secret view (`GameDefinition.gm_view`) besides what the
 table sees; a host who may play gets only what the table sees (the public
 view's phase, clock and who is still to answer, as the TV shows them) and the
 controls, so their own game is not spoiled. Players appear by name only.
@@ -14,6 +14,7 @@ from typing import Any
 
 from adapters.console.controls import Control, controls
 from adapters.console.texts import ROLE_WORDS, TEXTS
+from adapters.console.tokens import GM, mode, shows_secrets
 from adapters.tv.texts import TEXTS as TV_TEXTS
 from gameflow.core import registry
 from gameflow.core.engine import view
@@ -131,8 +132,20 @@ def secret_lines(game: Game, lines: Lines, gm_view: Callable[[Game], dict[str, A
     return sections
 
 
-def live(game: Game, secrets: bool, now: float) -> dict[str, Any]:
+def mode_key(game: Game) -> str:
+    """The line saying which console this is, and why."""
+    if shows_secrets(game):
+        return "mode_gm"
+    if mode(game) != GM:
+        return "mode_host"
+    if game.seat(game.host) >= 0:
+        return "mode_seated"  # the invariant: a seated host never sees secrets
+    return "mode_blind"  # watching a game with no secret view
+
+
+def live(game: Game, now: float) -> dict[str, Any]:
     """Everything the live part's template uses."""
+    secrets = shows_secrets(game)
     lines = Lines(game)
     definition = registry.get(game.kind)
     phase = game.phase
@@ -153,7 +166,8 @@ def live(game: Game, secrets: bool, now: float) -> dict[str, Any]:
         "round": phase.round if game.running else 0,
         "paused": phase.paused,
         "deadline": phase.deadline if game.running and not phase.paused else None,
-        "mode": lines.t("mode_gm" if secrets else "mode_host"),
+        "mode": lines.t(mode_key(game)),
+        "mode_change": lines.t("mode_change") if phase.name == "lobby" else "",
         "secret_mode": secrets,
         "status": status,
         "players": list(game.names),

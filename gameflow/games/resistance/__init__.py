@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from gameflow.core import gamemaster
 from gameflow.core.actions import Action
 from gameflow.core.campaign import campaign_limits
 from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
@@ -70,6 +71,7 @@ class ResistanceRules(Delegating):
         "max_rejections": span(1, 20),
         "table_talk": FLAG,
         "team_talk": FLAG,
+        gamemaster.OPTION: gamemaster.LIMIT,
         **campaign_limits(option for _, _, option in pacing.WINDOWS),
     }
 
@@ -92,6 +94,8 @@ class ResistanceRules(Delegating):
             # anyway); the spies' private talk (talk.py) is off.
             "table_talk": False,
             "team_talk": False,
+            # The host may play too: their console shows what the table sees.
+            **gamemaster.option(gamemaster.PLAYS),
             **pacing.OPTIONS,  # pacing (fast), timezone, quiet hours, window times
         }
 
@@ -200,7 +204,7 @@ __all__ = [
 GAME: Final = GameDefinition(
     rules=RESISTANCE,
     words=WORDS,
-    option_help=OPTION_HELP,
+    option_help={**OPTION_HELP, **gamemaster.HELP},
     simulator=Simulator("5-10", lazy("gameflow.games.resistance.balance:simulate")),
     lopsided=lazy("gameflow.games.resistance.balance:lopsided"),
     tv=TvScreen("gameflow.games.resistance:tv.html", tv.build),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from gameflow.core import gamemaster
 from gameflow.core.actions import Action
 from gameflow.core.campaign import campaign_limits
 from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
@@ -56,6 +57,7 @@ class StationRules(Delegating):
         "sms_vote_names": FLAG,
         "table_talk": FLAG,
         "team_talk": FLAG,
+        gamemaster.OPTION: gamemaster.LIMIT,
         **campaign_limits(option for _, _, option in pacing.WINDOWS),
     }
 
@@ -80,6 +82,8 @@ class StationRules(Delegating):
             # anyway); the infiltrators' private talk (talk.py) is off.
             "table_talk": False,
             "team_talk": False,
+            # The host may play too: their console shows what the table sees.
+            **gamemaster.option(gamemaster.PLAYS),
             **pacing.OPTIONS,  # pacing (fast), timezone, quiet hours, window times
         }
 
@@ -164,7 +168,7 @@ __all__ = ["GAME", "STATION", "Choose", "StationRules", "StepError", "Vote"]
 GAME: Final = GameDefinition(
     rules=STATION,
     words=WORDS,
-    option_help=OPTION_HELP,
+    option_help={**OPTION_HELP, **gamemaster.HELP},
     simulator=Simulator("5-15", lazy("gameflow.games.station.balance:simulate")),
     lopsided=lazy("gameflow.games.station.balance:lopsided"),
     tv=TvScreen("gameflow.games.station:tv.html", tv.build),

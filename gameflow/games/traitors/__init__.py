@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from gameflow.core import gamemaster
 from gameflow.core.actions import Action
 from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
 from gameflow.core.delegating import Delegating
@@ -50,6 +51,10 @@ from gameflow.games.traitors.state import (
 from gameflow.games.traitors.views import chat_with, gm_view
 from gameflow.games.traitors.words import OPTION_HELP, WORDS
 
+# The game master plays no role by default (the show's): the console shows
+# every secret (gameflow/core/gamemaster.py).
+OPTION_LIMITS: Final = {**LIMITS, gamemaster.OPTION: gamemaster.LIMIT}
+
 
 class StepError(ValueError):
     """A script step that is not a well-formed Traitors action."""
@@ -88,10 +93,10 @@ class TraitorsRules(Delegating):
     # The version counts the night's votes too, and the host's ordinary view
     # holds nothing secret: the engine leaves the version out of it.
     secret_inputs = True
-    option_limits = LIMITS  # what each option takes (gameflow.core.options)
+    option_limits = OPTION_LIMITS  # what each option takes (gameflow.core.options)
 
     def default_options(self) -> dict[str, Any]:
-        return dict(DEFAULTS)
+        return {**DEFAULTS, **gamemaster.option(gamemaster.WATCHES)}
 
     def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:
         return flow.start(game, now)
@@ -234,7 +239,7 @@ __all__ = ["GAME", "TRAITORS", "StepError", "TraitorsRules", "chat_with", "gm_vi
 GAME: Final = GameDefinition(
     rules=TRAITORS,
     words=WORDS,
-    option_help=OPTION_HELP,
+    option_help={**OPTION_HELP, **gamemaster.HELP},
     simulator=Simulator("6-24", lazy("gameflow.games.traitors.balance:simulate"), ("final_day",)),
     lopsided=lazy("gameflow.games.traitors.balance:lopsided"),
     tv=TvScreen("gameflow.games.traitors:tv.html", tv.build),

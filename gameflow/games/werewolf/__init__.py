@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from gameflow.core import gamemaster
 from gameflow.core.actions import Action
 from gameflow.core.definition import GameDefinition
 from gameflow.core.delegating import Delegating
@@ -26,6 +27,9 @@ class StepError(ValueError):
 
 
 _BY_KIND: Final = {cls.kind: cls for cls in ACTIONS}
+# The moderator plays no role by default: the console shows every secret
+# (gameflow/core/gamemaster.py).
+OPTION_LIMITS: Final[dict[str, Limit]] = {**pacing.LIMITS, gamemaster.OPTION: gamemaster.LIMIT}
 
 
 class WerewolfRules(Delegating):
@@ -36,10 +40,10 @@ class WerewolfRules(Delegating):
     host_kinds: tuple[str, ...] = ()
     windows: tuple[tuple[str, str, str], ...] = pacing.WINDOWS
     secret_inputs = True  # the night's inputs (how many came) are a secret
-    option_limits: Final[dict[str, Limit]] = pacing.LIMITS
+    option_limits: Final[dict[str, Limit]] = OPTION_LIMITS
 
     def default_options(self) -> dict[str, Any]:
-        return dict(pacing.DEFAULTS)
+        return {**pacing.DEFAULTS, **gamemaster.option(gamemaster.WATCHES)}
 
     def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:
         return flow.start(game, now)
@@ -89,7 +93,7 @@ __all__ = ["GAME", "WEREWOLF", "StepError", "WerewolfRules"]
 GAME: Final = GameDefinition(
     rules=WEREWOLF,
     words=WORDS,
-    option_help=OPTION_HELP,
+    option_help={**OPTION_HELP, **gamemaster.HELP},
     team=talk.team,
     silenced=talk.silenced,
     gm_view=views.gm_view,
