@@ -39,10 +39,7 @@ def test_a_duplicate_update_is_applied_once_also_after_a_restart(tmp_path: Path)
         store = SqliteStore(path, clock=clock, synchronous="OFF")
         async with serving(FakeBotApi()) as api:
             async with Harness(api, store, clock) as h:
-                await h.command(1, "Hana", "/new station")
-                code = api.texts(1)[-1].split("start=")[1].split()[0]
-                game_id = await store.game_for_code(code)
-                assert game_id is not None
+                code, game_id = await h.new(1, "station")
                 join = h.users.command(11, "Ana", f"/join {code}")
                 assert await h.post(join) == 200
                 assert await h.post(join) == 200  # Telegram delivers it again
@@ -75,10 +72,7 @@ def test_an_update_is_stored_before_it_is_acknowledged(tmp_path: Path) -> None:
     async def go() -> None:
         clock, store = clocked_store(tmp_path)
         async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
-            await h.command(1, "Hana", "/new station")
-            code = api.texts(1)[-1].split("start=")[1].split()[0]
-            game_id = await store.game_for_code(code)
-            assert game_id is not None
+            code, game_id = await h.new(1, "station")
             join = h.users.command(11, "Ana", f"/join {code}")
             # no waiting for the outbound queue: the 200 alone means it is stored
             assert await h.post(join) == 200
