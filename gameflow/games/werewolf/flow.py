@@ -18,7 +18,7 @@ from gameflow.core.phases import enter, over
 from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.rng import rng_for
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, Msg, msg, nmsg
 from gameflow.games.werewolf import pacing, texts
 from gameflow.games.werewolf.state import (
     DAY,
@@ -83,10 +83,11 @@ def start(game: Game, now: float) -> Accepted[Game] | Rejected:
     seq = game.phase.seq + 1
     events: list[Event] = [
         announce(
-            msg(
-                N_("The game has started: {count} players, {wolves} werewolves among them."),
+            nmsg(
+                "The game has started: {count} players, {n} werewolf among them.",
+                "The game has started: {count} players, {n} werewolves among them.",
+                roles.count(WOLF),
                 count=n,
-                wolves=roles.count(WOLF),
             ),
             seq,
         )
