@@ -27,7 +27,7 @@ from bench.loopback import LoopbackServer
 from gameflow.core.state import Game
 from tests import chromium
 from tests.chromium import Clock
-from tests.test_tv_layout import INFO, MEASURE, SWAP, long_names, screens
+from tests.test_tv_layout import INFO, MEASURE, SWAP, each_screen, long_names, screens
 
 browser = chromium.browser  # the fixture: one browser per module
 
@@ -129,19 +129,16 @@ def test_no_screen_leaves_most_of_the_tv_empty(
     empty, faults, seeds = [], [], []
     try:
         html = frames(page, served, shots, f"fill-{case}")
-        for width, height in VIEWPORTS:
-            page.set_viewport_size({"width": width, "height": height})
-            for name, screen in html.items():
-                page.evaluate(SWAP, screen)
-                share = page.evaluate(COVERED)
-                if share < LEAST:
-                    empty.append(f"{case}/{name}/{width}x{height}: {share:.0%} covered")
-                if "campaign" in case:
-                    faults.extend(
-                        f"{case}/{name}/{width}x{height}: {f}" for f in page.evaluate(MEASURE)
-                    )
-                if name == "end" and height == 1080:
-                    seeds.append((case, page.evaluate(SEED_PX, shots["end"].seed)))
+        for width, height, name in each_screen(page, html, VIEWPORTS):
+            share = page.evaluate(COVERED)
+            if share < LEAST:
+                empty.append(f"{case}/{name}/{width}x{height}: {share:.0%} covered")
+            if "campaign" in case:
+                faults.extend(
+                    f"{case}/{name}/{width}x{height}: {f}" for f in page.evaluate(MEASURE)
+                )
+            if name == "end" and height == 1080:
+                seeds.append((case, page.evaluate(SEED_PX, shots["end"].seed)))
     finally:
         page.close()
     assert not empty, "\n".join(empty)

@@ -15,7 +15,7 @@ page's script does with each event, then all again at the second viewport.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +141,18 @@ def screens(kind: str, players: int, lang: str) -> dict[str, Game]:
     return out
 
 
+def each_screen(
+    page: Any, frames: dict[str, str], sizes: Sequence[tuple[int, int]]
+) -> Iterator[tuple[int, int, str]]:
+    """At each viewport size, every screen swapped into the open page as tv.js
+    does on an event: yields the size and the screen's name once it is in."""
+    for width, height in sizes:
+        page.set_viewport_size({"width": width, "height": height})
+        for name, html in frames.items():
+            page.evaluate(SWAP, html)
+            yield width, height, name
+
+
 def open_frames(page: Any, served: Any, shots: dict[str, Game], prefix: str) -> dict[str, str]:
     """Open the lobby's page as a screen opens the link, and render every
     screen (long names) as the live page's event stream would bring it, for
@@ -175,16 +187,13 @@ def test_nothing_is_clipped_or_cut(
         # as the live page gets it: the event stream's HTML swapped into
         # #screen, exactly what tv.js does on each event.
         frames = open_frames(page, served, shots, f"layout-{kind}-{players}-{lang}")
-        for width, height in VIEWPORTS:
-            page.set_viewport_size({"width": width, "height": height})
-            for name, html in frames.items():
-                page.evaluate(SWAP, html)
-                found = page.evaluate(MEASURE)
-                where = f"{kind}/{players}/{lang}/{width}x{height}/{name}"
-                faults.extend((where, *map(str, f)) for f in found)
-                if height == 1080:
-                    shot = ARTIFACTS / f"{kind}-{players}-{lang}-{name}.png"
-                    page.screenshot(path=str(shot))
+        for width, height, name in each_screen(page, frames, VIEWPORTS):
+            found = page.evaluate(MEASURE)
+            where = f"{kind}/{players}/{lang}/{width}x{height}/{name}"
+            faults.extend((where, *map(str, f)) for f in found)
+            if height == 1080:
+                shot = ARTIFACTS / f"{kind}-{players}-{lang}-{name}.png"
+                page.screenshot(path=str(shot))
     finally:
         page.close()
     assert not faults, "\n".join(" | ".join(f) for f in faults)

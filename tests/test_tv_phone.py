@@ -27,7 +27,16 @@ from adapters.tv.screens import render_screen
 from bench import tv_games as demo
 from gameflow.core.engine import view
 from tests import chromium, test_tv_layout
-from tests.test_tv_layout import INFO, MEASURE, SIZES, SWAP, long_names, open_frames, screens
+from tests.test_tv_layout import (
+    INFO,
+    MEASURE,
+    SIZES,
+    SWAP,
+    each_screen,
+    long_names,
+    open_frames,
+    screens,
+)
 
 browser = chromium.browser  # the fixture: one browser per module
 served = test_tv_layout.served  # the fixture: one status-page server per module
@@ -110,18 +119,15 @@ def test_the_phone_layout_clips_nothing(
         # The lobby as a phone opens the link; the other screens as the live
         # page's script swaps them in with each event (as in test_tv_layout).
         frames = open_frames(page, served, shots, f"phone-{kind}-{players}-{lang}")
-        for width, height in PHONES:
-            page.set_viewport_size({"width": width, "height": height})
-            for name, html in frames.items():
-                page.evaluate(SWAP, html)
-                page.evaluate("() => window.scrollTo(0, 0)")
-                where = f"{kind}/{players}/{lang}/{width}x{height}/{name}"
-                found = page.evaluate(PHONE_MEASURE)
-                faults.extend((where, *map(str, f)) for f in found)
-                faults.extend((where, f) for f in phone_layout(page.evaluate(LAYOUT), width))
-                if width == PHONES[0][0]:
-                    shot = ARTIFACTS / f"{kind}-{players}-{lang}-{name}.png"
-                    page.screenshot(path=str(shot), full_page=True)
+        for width, height, name in each_screen(page, frames, PHONES):
+            page.evaluate("() => window.scrollTo(0, 0)")
+            where = f"{kind}/{players}/{lang}/{width}x{height}/{name}"
+            found = page.evaluate(PHONE_MEASURE)
+            faults.extend((where, *map(str, f)) for f in found)
+            faults.extend((where, f) for f in phone_layout(page.evaluate(LAYOUT), width))
+            if width == PHONES[0][0]:
+                shot = ARTIFACTS / f"{kind}-{players}-{lang}-{name}.png"
+                page.screenshot(path=str(shot), full_page=True)
     finally:
         page.close()
     assert not faults, "\n".join(" | ".join(f) for f in faults)
