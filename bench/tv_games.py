@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -75,6 +75,18 @@ def started(game: Game) -> Game:
     return game_started
 
 
+def opening(
+    players: int, seed: str, lang: str, game_id: str, kind: str
+) -> Generator[Game, None, Game]:
+    """The lobby with `players` joined, then the game started: both yielded,
+    the started game returned (for `yield from`)."""
+    game = lobby(players, seed=seed, lang=lang, game_id=game_id, kind=kind)
+    yield game
+    game = started(game)
+    yield game
+    return game
+
+
 def bot_game(
     players: int = 7,
     *,
@@ -90,10 +102,7 @@ def bot_game(
     by their deadlines. `rng` decides everything, so a test can replay a game.
     """
     rng = rng or random.Random(seed)
-    game = lobby(players, seed=seed, lang=lang, game_id=game_id)
-    yield game
-    game = started(game)
-    yield game
+    game = yield from opening(players, seed, lang, game_id, "station")
     now = EPOCH
     while not game.over:
         favourite = rng.randint(1, 3)
@@ -160,10 +169,7 @@ def resistance_game(
     from gameflow.games.resistance.bots import simple_action
 
     rng = rng or random.Random(seed)
-    game = lobby(players, seed=seed, lang=lang, game_id=game_id, kind="resistance")
-    yield game
-    game = started(game)
-    yield game
+    game = yield from opening(players, seed, lang, game_id, "resistance")
     now = EPOCH
     while not game.over:
         progressed = False
@@ -229,10 +235,7 @@ def traitors_game(
     """Every state of a whole Traitors game, every input drawn from the legal
     actions and turned into an action by the game's own script parser."""
     rng = rng or random.Random(seed)
-    game = lobby(players, seed=seed, lang=lang, game_id=game_id, kind="traitors")
-    yield game
-    game = started(game)
-    yield game
+    game = yield from opening(players, seed, lang, game_id, "traitors")
     now = EPOCH
     steps = 0
     while not game.over and steps < 5000:
