@@ -2,18 +2,19 @@
 each player a typist acting only on its newest question text through signed
 Twilio webhooks (tests/sms_table.py: no offered answer refused, nobody waited
 for whose newest text lacks the question); and on Telegram, people tapping the
-buttons the fake Bot API holds for them, none of which is refused."""
+buttons their newest messages hold at the fake Bot API, none of which the
+game refuses."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from adapters.telegram.keyboards import decode
 from gameflow.core import actions as A
-from tests.fake_telegram import buttons
 from tests.fake_twilio import FakeTwilio
 from tests.sms_table import Table
 from tests.store_helpers import run
@@ -27,8 +28,8 @@ pytestmark = pytest.mark.werewolf
 @pytest.mark.sms
 @pytest.mark.parametrize(("lang", "n", "seed"), [("nb", 7, 1), ("sr", 9, 2), ("en", 6, 3)])
 def test_werewolf_by_text(fake: FakeTwilio, lang: str, n: int, seed: int) -> None:
-    async def body(w: object) -> None:
-        t = Table(w, "werewolf", n, lang, seed)  # type: ignore[arg-type]
+    async def body(w: Any) -> None:
+        t = Table(w, "werewolf", n, lang, seed)
         await t.open(options={"pacing": "fast"})
         game = await t.play()
         assert game.over and game.winner in ("village", "wolves")
@@ -37,3 +38,66 @@ def test_werewolf_by_text(fake: FakeTwilio, lang: str, n: int, seed: int) -> Non
 
     play(fake, body)
 
+
+@pytest.mark.telegram
+@pytest.mark.parametrize(("players", "seed"), [(6, 1), (10, 2)])
+def test_werewolf_over_telegram(players: int, seed: int, tmp_path: Path) -> None:
+    async def go() -> None:
+        async with telegram_bot(tmp_path) as (api, h):
+            recorder = Recorder()
+            h.service.notifiers.append(recorder)
+            refused: list[Any] = []
+            answered: list[A.Action] = []
+            submit = h.service.submit
+
+            async def watched(game_id: str, action: A.Action, **kw: Any) -> Any:
+                outcome = await submit(game_id, action, **kw)
+                if not isinstance(action, A.Deadline):
+                    answered.append(action)
+                    if outcome.rejected is not None:
+                        refused.append((action, outcome.rejected))
+                return outcome
+
+            h.service.submit = watched  # type: ignore[method-assign]
+            code, game_id = await h.new(HOST, "werewolf", chat_id=GROUP)
+            people = {100 + i: NAMES[i] for i in range(players)}
+            for uid, name in people.items():
+                await h.command(uid, name, f"/start {code}")
+            await h.command(HOST, "Hana", "/startgame", chat_id=GROUP)
+            rng = random.Random(seed)
+            game = await h.service.load(game_id)
+            assert game.running, api.texts(GROUP)[-1]
+            kinds: set[str] = set()
+            presses = 0
+            for _ in range(1500):
+                game = await h.service.load(game_id)
+                if game.over:
+                    break
+                options = live_buttons(api, people, game.phase.seq)
+                if not options:
+                    h.clock.now = max(h.clock.now, game.phase.deadline or h.clock.now)
+                    seq = game.phase.seq
+                    await h.service.submit(game_id, A.Deadline(None, seq), key=f"deadline:{seq}")
+                    await h.tg.settled()
+                    continue
+                uid, message, data = rng.choice(options)
+                press = decode(data)
+                assert press is not None and game.players[press.seat] == f"tg:{uid}"
+                await h.press(uid, people[uid], message, data)
+                presses += 1
+                after = await h.service.load(game_id)
+                if after.version != game.version:
+                    kinds.add(game.phase.name)
+            assert game.over, (game.phase, presses)
+            assert refused == []  # 0 refused offered answers
+            assert len(answered) > players, answered  # the presses went through the service
+            assert {"night", "vote"} <= kinds, kinds
+            # every private text went to its addressee only, never to the group
+            for call in api.sent("sendMessage") + api.sent("editMessageText"):
+                text = str(call.params.get("text", ""))
+                if text in recorder.owners:
+                    assert call.chat_id in recorder.owners[text], (text, call.chat_id)
+            assert not any(t in recorder.owners for t in api.texts(GROUP))
+            await h.service.verify(game_id)
+
+    run(go())
