@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from game_driver import GameDriver
+from hypothesis import HealthCheck, settings
 
 from gameflow.core import actions as A
 from gameflow.core.engine import legal, view
@@ -79,3 +80,15 @@ def judged(d: GameDriver, old: Game, action: A.Action, legal_: bool) -> tuple[Ev
     assert d.game is old
     assert view(old, None) == before_view
     return None
+
+
+def playthrough_settings(examples: int) -> settings:
+    """Hypothesis settings for a property over `examples` whole games: no
+    deadline (a game takes its time), slow examples allowed, and the same
+    examples on every run."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        derandomize=True,
+    )

@@ -94,8 +94,14 @@ def test_set_option_host_only_and_typed() -> None:
     d = lobby(5)
     d.refused(A.SetOption("ana", None, "traps", False), "host_only")
     d.refused(A.SetOption(HOST, None, "nonsense", 1), "bad_option")
-    # bool option: an int is not a bool
-    d.refused(A.SetOption(HOST, None, "traps", 1), "bad_value")
+    # bool option: 1 and 0 and the yes/no words of every language are read as
+    # a bool and kept as one (issue #32, item 2); any other int or word is not
+    d.refused(A.SetOption(HOST, None, "traps", 2), "bad_value")
+    d.refused(A.SetOption(HOST, None, "traps", "maybe"), "bad_value")
+    d.ok(A.SetOption(HOST, None, "traps", 0))
+    assert d.game.option("traps") is False
+    d.ok(A.SetOption(HOST, None, "traps", "ja"))
+    assert d.game.option("traps") is True
     # int option: a bool or a float is not an int, a negative int is refused
     d.refused(A.SetOption(HOST, None, "infiltrators", True), "bad_value")
     d.refused(A.SetOption(HOST, None, "infiltrators", 2.0), "bad_value")
@@ -300,11 +306,17 @@ def test_pause_after_the_deadline_resumes_with_nothing_left() -> None:
     assert d.game.phase.name == "discussion"
 
 
-def test_no_auto_advance_while_paused() -> None:
+def _all_ready_while_paused() -> Driver:
+    """A game that would move on by itself, paused, and every choice made."""
     d = start(5, options={"auto_advance": True})
     d.host(A.Pause)
     for p in d.players:
         d.choose(p, 1, "guard")
+    return d
+
+
+def test_no_auto_advance_while_paused() -> None:
+    d = _all_ready_while_paused()
     assert d.game.phase.name == "mission"  # everyone is ready, but we are paused
     assert not d.game.rules.choices.count(None)
 
@@ -551,10 +563,7 @@ def test_advance_refused_while_paused() -> None:
 
 
 def test_everyone_ready_during_a_pause_moves_on_at_resume() -> None:
-    d = start(5, options={"auto_advance": True})
-    d.host(A.Pause)
-    for p in d.players:
-        d.choose(p, 1, "guard")
+    d = _all_ready_while_paused()
     assert d.game.phase.name == "mission" and d.game.phase.paused
     d.host(A.Resume)
     assert d.game.phase.name == "discussion" and not d.game.phase.paused

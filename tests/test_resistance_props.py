@@ -28,9 +28,9 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from props_helpers import HOST_ACTIONS, judged, offered, timeout
+from props_helpers import HOST_ACTIONS, judged, offered, playthrough_settings, timeout
 from resistance_helpers import HOST, T0, Driver, players
 
 from gameflow.core import actions as A
@@ -281,12 +281,7 @@ def play(n: int, seed: int, options: dict[str, Any], table: Table) -> Driver:
     return d
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-)
+@playthrough_settings(40)
 @given(
     n=st.integers(5, 10),
     seed=st.integers(0, 2**32),

@@ -25,9 +25,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from props_helpers import HOST_ACTIONS, judged, keys, offered, timeout
+from props_helpers import HOST_ACTIONS, judged, keys, offered, playthrough_settings, timeout
 from station_helpers import HOST, T0, Driver, new
 
 from gameflow.core import actions as A
@@ -283,12 +283,7 @@ def replayed(d: Driver, n: int, seed: int, auto: bool) -> Game:
     return game
 
 
-@settings(
-    max_examples=50,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-)
+@playthrough_settings(50)
 @given(
     n=st.integers(5, 15),
     seed=st.integers(0, 2**32),
