@@ -106,8 +106,11 @@ def test_set_option_host_only_and_typed() -> None:
     d.refused(A.SetOption(HOST, None, "infiltrators", True), "bad_value")
     d.refused(A.SetOption(HOST, None, "infiltrators", 2.0), "bad_value")
     d.refused(A.SetOption(HOST, None, "infiltrators", -1), "bad_value")
-    # float option: a str is refused, an int is widened to float
-    d.refused(A.SetOption(HOST, None, "mission_seconds", "60"), "bad_value")
+    # float option: a str that is no duration is refused, one that is ("90s",
+    # "5m", issue #32 item 2) is read as seconds, an int is widened to float
+    d.refused(A.SetOption(HOST, None, "mission_seconds", "soon"), "bad_value")
+    d.ok(A.SetOption(HOST, None, "mission_seconds", "5m"))
+    assert d.game.option("mission_seconds") == 300.0
     d.refused(A.SetOption(HOST, None, "mission_seconds", True), "bad_value")
     d.ok(A.SetOption(HOST, None, "mission_seconds", 60))
     assert d.game.option("mission_seconds") == 60.0
