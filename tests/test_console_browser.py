@@ -153,10 +153,13 @@ def test_a_control_applies_through_the_service_and_the_page_follows(
             assert served.load(game.id).rules.recruit
             score = page.locator('details.control[data-kind="score"]')
             score.locator("summary").click()
+            assert "silver it earned" in score.locator(".help").inner_text()
+            score.get_by_label("25", exact=True).check()
             for name in game.names[:2]:
                 score.get_by_label(name, exact=True).check()
             assert confirm(page, "score") == "Done: Score the mission"
             st = served.load(game.id).rules
+            assert st.mission.silver == 25
             assert st.mission.scored and [game.names[s] for s in st.mission.access] == list(
                 game.names[:2]
             )

@@ -125,7 +125,7 @@ def label_of(game: Game, kind: str, lang: str) -> tuple[str, str]:
         return render(TEXTS[kind], lang), render(TEXTS[help_key], lang)
     words = registry.get(game.kind).words
     name = words.sms_kind_names.get(kind) or words.kind_labels.get(kind) or kind
-    help_text = words.titles.get(kind) or TEXTS["game_help"]
+    help_text = words.action_help.get(kind) or words.titles.get(kind) or TEXTS["game_help"]
     return render(name, lang), render(help_text, lang)
 
 

@@ -15,7 +15,7 @@ warning (adapters/setup_view.py, issue #32).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from telegram import CallbackQuery, Chat, Update
@@ -24,6 +24,7 @@ from telegram.ext import ContextTypes
 from adapters import setup_view
 from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
+from adapters.telegram.labels import kind_label
 from adapters.telegram.language import user_lang
 from adapters.telegram.notifier import TelegramNotifier, chat_of, identity
 from adapters.telegram.rematch import HOST_PRESS, PRESS
@@ -31,7 +32,7 @@ from adapters.telegram.renderer import CHANNEL, confirmed
 from gameflow.core import actions as A
 from gameflow.core import registry
 from gameflow.core.engine import legal
-from gameflow.core.legal import find
+from gameflow.core.legal import ActionSpec, find
 from gameflow.core.options import fits, limit_of
 from gameflow.core.rules import known_games
 from gameflow.core.state import Game
@@ -65,6 +66,7 @@ CONFIRM: dict[type[A.Action], str] = {
 MOVE_USAGE = N_("Use /move WINDOW HH:MM, e.g. /move {window} 21:30. Windows: {windows}.")
 MAX_TEXT = 4000  # a Telegram message holds 4096 characters
 SET_DONE = N_("Done: {settings}.")
+GM_HEAD = N_("The game master's actions now:")
 AGAIN_USAGE = N_("Use /again CODE with the code of the game that ended: the same game again.")
 AGAIN_DONE = N_(
     "Run it back: a new game of {game}, code {code}. Every player is invited to join "
@@ -73,6 +75,18 @@ AGAIN_DONE = N_(
 AGAIN_OFFER = N_("Run it back? The same game with the same players and a new deal: /again {code}")
 AGAIN_BUTTON = N_("Run it back")
 JOINED_AGAIN = N_("You are in, {name}! Wait here: your role and your choices come to this chat.")
+
+
+def gm_lines(game: Game, specs: Sequence[ActionSpec]) -> list[str]:
+    """/gm's text: each of the game master's actions by its button's name,
+    with the game's one line saying what it does (`Words.action_help`)."""
+    words = registry.get(game.kind).words
+    lines = [render(GM_HEAD, game.lang)]
+    for spec in specs:
+        label = kind_label(spec.kind, game.lang, game)
+        help_text = words.action_help.get(spec.kind)
+        lines.append(f"{label}: {render(help_text, game.lang)}" if help_text else label)
+    return lines
 
 
 class Hosting:
@@ -402,7 +416,7 @@ class Hosting:
         if not specs:
             self.reply(chat, render(N_("Nothing to do for the game master right now."), game.lang))
             return
-        text = prompt_text(game, specs, game.lang)
+        text = prompt_text(game, specs, game.lang, gm_lines(game, specs))
         markup = prompt_keyboard(game, -1, specs, game.lang)
         self.notifier.private(me, text, protect=True, priority=Priority.PROMPT, markup=markup)
 

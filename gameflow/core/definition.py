@@ -54,6 +54,9 @@ class Words:
     send_labels: Mapping[str, str] = field(default_factory=dict)
     # Telegram: a question's title, by kind.
     titles: Mapping[str, str] = field(default_factory=dict)
+    # The host's own actions (`Rules.host_kinds`): one line each saying what
+    # it does, on Telegram's /gm and the console (issue #32).
+    action_help: Mapping[str, str] = field(default_factory=dict)
     # Telegram: a title that depends on the state (a round number, which
     # question of the kind it is), or None to use `titles`.
     title_of: Callable[[Game, ActionSpec], Msg | None] | None = None

@@ -1,7 +1,8 @@
 """The game master's controls. The host plays no role; the bot keeps the books.
 
-Switches that concern tonight (murder-free, forbid the murder while the death
-list is in play, the death list) can be set any time before the night ends,
+Switches that concern tonight (murder-free, the death list) can be set any
+time before the night ends; forbidding the murder once there is a death list
+(see `may_forbid`),
 and what the game master may do never depends on what the traitors have sent
 (the host's menu sits next to the TV): a death list put in play after the
 traitors have made tonight's choice may still be written until breakfast, else
@@ -35,6 +36,7 @@ from gameflow.games.traitors.state import (
     ANSWER,
     MISSION,
     NIGHT,
+    NIGHT_PHASES,
     REVOTE,
     ROUNDTABLE,
     SHIELD_ROOM,
@@ -42,13 +44,21 @@ from gameflow.games.traitors.state import (
 )
 
 BEFORE_NIGHT_ENDS: Final = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT, ANSWER)
+# [decision] The silver a host-scored mission earned, as the host's menu offers
+# it (a script may score any whole number up to `missions.MAX_SILVER`).
+SILVER_CHOICES: Final = (0, 5, 10, 15, 20, 25, 30, 40, 50, 60, 75, 100)
 
 
-def death_list_in_play(st: Traitors) -> bool:
-    """From the day the game master puts the list in play (the traitors write it
-    that night) to the night its murder comes from it: the game master may forbid
-    either night's murder (the seed's exception III)."""
-    return st.death_list_on or bool(st.listed)
+def may_forbid(game: Game, st: Traitors) -> bool:
+    """Whether the game master may forbid tonight's murder (the seed's
+    exception III, while the death list is in play): once there is a list, on
+    the night it is written (from nightfall) and from its publication at
+    breakfast to the night its murder comes from it. Never on a day before the
+    list is written (issue #32: day 1 with the death list in play offered a
+    veto over a list that did not exist yet)."""
+    if not _night_ahead(game, st):
+        return False
+    return bool(st.listed) or (st.death_list_on and game.phase.name in NIGHT_PHASES)
 
 
 def _night_ahead(game: Game, st: Traitors) -> bool:
@@ -70,7 +80,7 @@ def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
             new, (announce(msg(N_("The game master declares tonight murder-free.")), seq),)
         )
     if isinstance(a, ForbidMurder):
-        if not _night_ahead(game, st) or not death_list_in_play(st):
+        if not may_forbid(game, st):
             return reject(
                 "no_list", N_("The murder can only be forbidden while the death list is in play.")
             )
@@ -123,11 +133,12 @@ def legal(game: Game) -> tuple[ActionSpec, ...]:
     m = st.mission
     if game.phase.name == MISSION and m is not None and m.kind == "host":
         active: tuple[Value, ...] = tuple(game.players[s] for s in st.seats())
-        specs.append(ActionSpec(Score.kind, seq, (Field("access", active, True),)))
+        silver = Field("silver", SILVER_CHOICES)
+        specs.append(ActionSpec(Score.kind, seq, (silver, Field("access", active, True))))
     if _night_ahead(game, st):
         if not st.murder_free:
             specs.append(ActionSpec(MurderFree.kind, seq))
-        if death_list_in_play(st) and not st.forbid_murder:
+        if may_forbid(game, st) and not st.forbid_murder:
             specs.append(ActionSpec(ForbidMurder.kind, seq))
         if not st.death_list_on:
             specs.append(ActionSpec(PlayDeathList.kind, seq))

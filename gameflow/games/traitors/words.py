@@ -2,7 +2,8 @@
 what its rules say (its definition, `GAME` in __init__.py: gameflow/core/definition.py).
 
 Its words: the titles and headings of its questions on Telegram (the silver
-relay, the round table, the night).
+relay, the round table, the night), and what each of the game master's
+actions does (`ACTION_HELP`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,32 @@ OPTION_HELP: Final = {
     "fast_end_vote": N_("how long the final's end vote lasts (when pacing is fast)"),
     "reminder_before": N_("how long before a deadline the reminder goes (when pacing is fast)"),
     "auto_advance": N_("a phase ends early once everyone has answered (when pacing is fast)"),
+}
+
+
+# The game master's actions: what each one does, one line each (Telegram's /gm
+# and the console; docs/rules/traitors.md "The game master").
+ACTION_HELP: Final = {
+    "score": N_(
+        "Records today's real-life mission: the silver it earned for the pot and "
+        "who enters the shield room. You can score again until the mission ends."
+    ),
+    "murder_free": N_(
+        "Nobody is murdered tonight; the whole table is told at once. It cannot be taken back."
+    ),
+    "forbid_murder": N_(
+        "Vetoes tonight's murder while the death list is in play; only the traitors are told."
+    ),
+    "death_list_on": N_(
+        "Tonight the traitors write a death list; it is published at breakfast "
+        "and the next night's murder must come from it."
+    ),
+    "recruit": N_(
+        "Allows or stops recruitment: tempting a loyal player, and forcing one by a "
+        "lone traitor, from the next night."
+    ),
+    "dagger": N_("Puts the dagger in or out of play from the next shield room; the table is told."),
+    "final": N_("Brings the final round table forward: today, or tomorrow when called at night."),
 }
 
 
@@ -146,6 +173,7 @@ WORDS: Final = Words(
         "dagger": N_("Dagger in play"),
         "final": N_("Call the final round table"),
     },
+    action_help=ACTION_HELP,
     tv_texts={**TV_TEXTS, **SCREEN_TEXTS},
     kind_labels={
         "death_list": N_("Write the death list"),
@@ -157,20 +185,21 @@ WORDS: Final = Words(
         "end_vote": N_("End vote"),
         "mission": N_("Mission"),
         "score": N_("Score the mission"),
-        "murder_free": N_("Murder without a vote"),
-        "forbid_murder": N_("Forbid the murder"),
+        "murder_free": N_("Murder-free night"),
+        "forbid_murder": N_("Forbid tonight's murder"),
         "death_list_on": N_("Play the death list"),
         "play_death_list": N_("Play the death list"),
         "recruit": N_("Recruitment"),
-        "dagger": N_("The dagger"),
-        "final": N_("Call the final"),
-        "call_final": N_("Call the final"),
+        "dagger": N_("Dagger in play"),
+        "final": N_("Call the final round table"),
+        "call_final": N_("Call the final round table"),
     },
     field_headings={
         "accept": N_("Do you accept?"),
         "end": N_("End the game now?"),
         "chest": N_("Choose a chest:"),
         "drop": N_("Drop the bag?"),
+        "silver": N_("Silver the mission earned:"),
         "access": N_("Who gets access? Pick, then tap Done:"),
         "allow": N_("Allow recruitment?"),
         "on": N_("Put the dagger in play?"),
@@ -179,6 +208,7 @@ WORDS: Final = Words(
         "chest": N_("Open chest"),
         "accept": N_("Accept the offer"),
         "end": N_("End the game now"),
+        "silver": N_("silver"),
         "access": N_("access"),
         "allow": N_("Allow recruitment"),
         "on": N_("Dagger in play"),
