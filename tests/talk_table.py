@@ -90,7 +90,15 @@ class TalkTable:
         h = self.h
         h.setup = {"roles": roles}
         code, self.game_id = await h.new(HOST, "traitors", chat_id=group)
-        for line in ("pacing campaign", "timezone Europe/Oslo", "missions host", *sets):
+        # a text a line (talk_digest_every 0): these tests follow each line;
+        # the digests are tests/test_talk_digest.py's
+        for line in (
+            "pacing campaign",
+            "timezone Europe/Oslo",
+            "missions host",
+            "talk_digest_every 0",
+            *sets,
+        ):
             await h.command(HOST, "Hana", f"/set {line}")
         for uid, name in TG.items():
             await h.command(uid, name, f"/start {code}")

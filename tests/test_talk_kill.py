@@ -63,7 +63,14 @@ async def set_up(store: GameStore, records: str, settings: SmsSettings) -> list[
     composer = SmsComposer(settings)
     service = GameService(store, composers=[composer], clock=clock)
     talk.add_talker(service.talkers, SmsTalker(composer))
-    options = {"pacing": "campaign", "timezone": "Europe/Oslo", "quiet_hours": ""}
+    # a text a line (talk_digest_every 0): the digests' own restarts are
+    # tests/test_talk_digest.py's
+    options = {
+        "pacing": "campaign",
+        "timezone": "Europe/Oslo",
+        "quiet_hours": "",
+        "talk_digest_every": 0.0,
+    }
     owed: list[tuple[str, str]] = []
     for g in range(GAMES):
         created = await service.create_game(

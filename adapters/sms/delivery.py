@@ -6,7 +6,8 @@ flight. What needs I/O is read here, not in the commit: the number and STOP
 (a number changed or a STOP texted meanwhile is honoured), and the status
 page's link. The record of the menu last texted is written just before the
 text that carries it, so an answer never meets an older record. A campaign's
-texts held over its quiet hours are merged per player.
+texts held over its quiet hours are merged per player, and its talk lines
+into digests (adapters/sms/digest.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from adapters import status_link
 from adapters.outbox_loop import OutboxLoop
+from adapters.sms.digest import Digests
 from adapters.sms.directory import Directory
 from adapters.sms.outbound import OutMessage, TwilioSender
 from adapters.sms.renderer import CHANNEL, SmsRenderer, fit, split
@@ -88,7 +90,17 @@ class Delivery(OutboxLoop):
         self.sheets = sheets
         self.composer = composer
         self.delivered = 0  # texts Twilio accepted (this process)
+        sr_latin = composer is not None and composer.settings.transliterate
+        self.digests = Digests(store, sr_latin=sr_latin, clock=self.wall, wake=self.wake)
         self.skipped = 0  # texts to nobody reachable (STOP, no number)
+
+    def start(self) -> None:
+        super().start()
+        self.digests.start()
+
+    async def stop(self, grace: float = 5.0) -> None:
+        await self.digests.stop()
+        await super().stop(grace)
 
     # -- the Notifier port: a commit of this worker wakes the loop at once ---------
 
@@ -114,8 +126,10 @@ class Delivery(OutboxLoop):
     # -- one game ------------------------------------------------------------------
 
     async def deliver(self, game_id: str, batch: list[OutboxEntry]) -> None:
-        if game_id in self.released:  # the quiet hours' texts: merged per player
-            self.released.discard(game_id)
+        released = game_id in self.released
+        self.released.discard(game_id)
+        batch = await self.digests.sift(game_id, batch)  # a campaign's talk: digests
+        if released:  # the quiet hours' texts: merged per player
             await self._merged(game_id, batch)
             return
         link: str | None = None

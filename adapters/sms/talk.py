@@ -6,8 +6,8 @@
 texts off and on without leaving the game, and from the host `MUTE NAME` /
 `UNMUTE NAME` mute and unmute that player's talk. The service decides who hears a
 line and writes it to the outbox; `SmsTalker` renders it for the SMS
-recipients who did not turn talk texts off, one text per line (digests of
-talk are not made yet: docs/sms.md).
+recipients who did not turn talk texts off, one text per line, marked as
+talk: the delivery merges a campaign's into digests (adapters/sms/digest.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from adapters.sms.directory import is_sms
 from adapters.sms.grammar import Command
-from adapters.sms.renderer import CHANNEL, SmsComposer
+from adapters.sms.renderer import CHANNEL, SmsRenderer
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
@@ -33,7 +33,7 @@ class SmsTalker:
     """service/talk.py's `Talker` for SMS: texts made as the composer makes
     them (segments, transliteration, split at line ends)."""
 
-    composer: SmsComposer
+    composer: SmsRenderer
     wake_up: Callable[[str], None] | None = None
     channel: str = CHANNEL
 
@@ -51,8 +51,10 @@ class SmsTalker:
         out: list[OutboxMessage] = []
         for player in to:
             if is_sms(player) and player not in off:
+                made = self.composer.messages(game, player, [text], not group, f"t:{key}:{player}")
+                # marked as talk: a campaign's go out as digests (adapters/sms/digest.py)
                 out.extend(
-                    self.composer.messages(game, player, [text], not group, f"t:{key}:{player}")
+                    OutboxMessage(m.channel, m.key, {**m.payload, "talk": True}) for m in made
                 )
         return out
 
@@ -64,7 +66,7 @@ class SmsTalker:
 KINDS = frozenset({"say", "team", "mute", "unmute"})  # grammar.parse's talk commands
 
 
-def register(service: GameService, composer: SmsComposer, wake: Callable[[str], None]) -> None:
+def register(service: GameService, composer: SmsRenderer, wake: Callable[[str], None]) -> None:
     """This channel's side of the talk, on the service (the gateway, at start)."""
     talk.add_talker(service.talkers, SmsTalker(composer, wake))
 

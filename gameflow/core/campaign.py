@@ -44,7 +44,7 @@ from gameflow.core.clock import (
 from gameflow.core.clock import at as clock_at
 from gameflow.core.events import Event, Kind, announce, reminder, timer
 from gameflow.core.legal import ActionSpec, Field
-from gameflow.core.options import CLOCK, FLAG, QUIET, ZONE, Limit, one_of, seconds
+from gameflow.core.options import CLOCK, FLAG, QUIET, ZONE, Limit, one_of, seconds, span
 from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
@@ -55,6 +55,8 @@ FAST: Final = "fast"
 PACINGS: Final = (CAMPAIGN, FAST)
 DEFAULT_QUIET: Final = "23:00-07:00"
 DEFAULT_REMINDER: Final = 3600.0
+DIGEST_EVERY: Final = 1800.0  # SMS talk: at most one digest text a player this often
+TEXTS_PER_DAY: Final = 12  # SMS talk: at most this many digest texts a player a day
 MIN_PHASE: Final = 300.0  # a calendar-anchored phase never gets less than this
 FIRST_LEAST: Final = 3600.0  # the first window of a day: else the day is tomorrow
 MAX_SKIP: Final = 400  # days a search may skip: bounds it (a campaign lasts weeks)
@@ -90,6 +92,8 @@ def campaign_options(windows: dict[str, str], *, pacing: str = FAST) -> dict[str
         "quiet_hours": DEFAULT_QUIET,
         "campaign_reminder_before": DEFAULT_REMINDER,
         "campaign_auto_advance": False,
+        "talk_digest_every": DIGEST_EVERY,
+        "talk_texts_per_day": TEXTS_PER_DAY,
         **windows,
     }
 
@@ -104,6 +108,12 @@ CAMPAIGN_HELP: Final = {
     ),
     "campaign_reminder_before": N_("campaign: how long before a deadline the reminder goes"),
     "campaign_auto_advance": N_("campaign: a phase ends early once everyone has answered"),
+    "talk_digest_every": N_(
+        "campaign: an SMS player gets the talk merged into one text at most this often; 0 for a text a line"
+    ),
+    "talk_texts_per_day": N_(
+        "campaign: the most talk texts an SMS player gets a day (more waits for the next day); 0 for no cap"
+    ),
 }
 
 
@@ -116,6 +126,8 @@ def campaign_limits(windows: Iterable[str]) -> dict[str, Limit]:
         "quiet_hours": QUIET,
         "campaign_reminder_before": seconds(0.0, DAY),
         "campaign_auto_advance": FLAG,
+        "talk_digest_every": seconds(0.0, DAY),
+        "talk_texts_per_day": span(0, 96),
         **{name: CLOCK for name in windows},
     }
 

@@ -1,0 +1,198 @@
+"""SMS talk digests (issue #33, adapters/sms/digest.py): a campaign's talk
+reaches an SMS player as at most one text every `talk_digest_every`
+seconds and `talk_texts_per_day` a day, never in quiet hours, each line in
+exactly one digest (or counted in one as left out), also across a restart.
+
+The day is played through the wire formats (tests/talk_table.py: Telegram
+updates to the fake Bot API, signed Twilio webhooks to the fake Twilio) under
+a fake clock; the digests' timers are the sweep's (`Digests.sweep`, which a
+worker runs at start and every few minutes), called at each step."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from adapters.sms import digest
+from adapters.sms.digest import Digests
+from adapters.store.sqlite_store import SqliteStore
+from gameflow.core.campaign import quiet_ahead
+from service.outbox import OutboxEntry, OutboxMessage
+from tests.campaign_helpers import oslo
+from tests.fake_telegram import FakeBotApi, serving
+from tests.fake_twilio import FakeTwilio
+from tests.store_helpers import run
+from tests.talk_table import SMS, TG, TalkTable, sms_id
+
+pytestmark = [pytest.mark.telegram, pytest.mark.sms]
+
+EVERY = 1800.0
+CAP = 5
+STEP = 420.0  # a line every 7 minutes, from 12:00 on day 15 to 12:00 on day 16
+NOTE = re.compile(r"^(\w+): note (\d+)$")
+LEFT_OUT = re.compile(r"^\((\d+) earlier lines? not texted\)$")
+
+
+def test_a_campaign_day_of_digests(tmp_path: Path, fake: FakeTwilio) -> None:
+    async def main() -> None:
+        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
+            game = await t.open(
+                {"tg:100": "traitor", sms_id(SMS_LIST[1]): "traitor"},
+                sets=(f"talk_digest_every {EVERY:.0f}", f"talk_texts_per_day {CAP}"),
+            )
+            assert digest.digesting(game)
+            speakers = [*(("tg", u) for u in TG), *(("sms", p) for p in SMS)]
+            said: list[tuple[str, int]] = []  # (speaker's name, note number)
+            texts_at: dict[str, list[tuple[float, str]]] = {p: [] for p in SMS}
+            seen = {p: len(fake.to(p)) for p in SMS}
+            n = 0
+            end = oslo(16, 12)
+            restarted = False
+            while t.clock.now < end:
+                quiet = quiet_ahead(game, t.clock.now).inside
+                if not quiet:
+                    kind, who = speakers[n % len(speakers)]
+                    if kind == "tg":
+                        await t.tg_say(int(who), f"note {n}")
+                        said.append((TG[int(who)], n))
+                    else:
+                        await t.text(str(who), f"SAY note {n}")
+                        said.append((SMS[str(who)], n))
+                    n += 1
+                if not restarted and t.clock.now >= oslo(15, 17):
+                    # a worker restarts: its timers and memory are gone, the
+                    # queued lines are in the store
+                    old = t.sms.delivery.digests
+                    await old.stop()
+                    t.sms.delivery.digests = Digests(
+                        t.store, sr_latin=False, clock=t.clock, wake=t.sms.delivery.wake
+                    )
+                    restarted = True
+                await t.sms.delivery.digests.sweep()
+                await t.settle()
+                for p in SMS:
+                    new = fake.to(p)[seen[p] :]
+                    seen[p] = len(fake.to(p))
+                    texts_at[p] += [(t.clock.now, body) for body in new if "note " in body]
+                t.clock.now += STEP
+            assert restarted and n > 100
+            # the lines held over the second day's cap come with the third's first
+            for p in SMS:
+                rec = digest.load(await t.store.get_attr(t.game_id, digest.ATTR))
+                assert rec["q"][sms_id(p)], p  # held: the cap was reached
+            t.clock.now = oslo(17, 7)
+            await t.sms.delivery.digests.sweep()
+            await t.settle()
+            for p in SMS:
+                new = fake.to(p)[seen[p] :]
+                texts_at[p] += [(t.clock.now, body) for body in new if "note " in body]
+
+            for p, name in SMS.items():
+                times = [at for at, _ in texts_at[p]]
+                # never more often than every EVERY seconds, never in quiet hours
+                assert all(b - a >= EVERY for a, b in itertools.pairwise(times)), p
+                assert not any(quiet_ahead(game, at).inside for at in times), p
+                # at most CAP a local day
+                days = Counter(int((at - oslo(15, 0)) // 86400) for at in times)
+                assert days and max(days.values()) <= CAP, days
+                # every line of the others exactly once: shown, or counted left out
+                shown: list[tuple[str, int]] = []
+                left_out = 0
+                for _, body in texts_at[p]:
+                    for line in body.splitlines():
+                        if m := NOTE.match(line):
+                            shown.append((m[1], int(m[2])))
+                        elif m := LEFT_OUT.match(line):
+                            left_out += int(m[1])
+                        else:
+                            raise AssertionError(f"not a talk line: {line!r}")
+                owed = [s for s in said if s[0] != name]
+                assert len(shown) == len(set(shown)), p
+                assert set(shown) <= set(owed), p
+                assert len(shown) + left_out == len(owed), (p, len(shown), left_out)
+                assert len(times) < len(owed) / 3  # digests: far fewer texts than lines
+            # Telegram players get every line of the others at once, once
+            for uid, name in TG.items():
+                got = Counter(x for x in api.texts(uid) if NOTE.match(x))
+                assert sorted(got) == sorted(f"{s}: note {k}" for s, k in said if s != name)
+                assert set(got.values()) == {1}
+
+    run(main())
+
+
+SMS_LIST = list(SMS)
+
+
+def entry(player: str, key: str, body: str) -> OutboxEntry:
+    payload = {"player": player, "body": body, "secret": False, "talk": True}
+    return OutboxEntry("g", "sms", key, payload, 1)
+
+
+def test_queued_lines_outlive_a_restart_and_a_crash_after_the_swap(
+    tmp_path: Path, fake: FakeTwilio
+) -> None:
+    """Lines queued by one worker are sent by a new one on the same store (a
+    new process: a new store object, no timers); a worker that died between
+    the digest's swap and its append leaves it to the next flush."""
+
+    async def main() -> None:
+        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
+            await t.open({"tg:100": "traitor"}, sets=(f"talk_digest_every {EVERY:.0f}",))
+            game = await t.game()
+            eli = sms_id(SMS_LIST[0])
+            first = Digests(t.store, sr_latin=False, clock=t.clock)
+            await first.sift(game.id, [entry(eli, "k1:0", "Ana: one")])  # sent at once
+            rec = digest.load(await t.store.get_attr(game.id, digest.ATTR))
+            assert rec["n"][eli] == 1 and not digest.waiting(rec)
+            # queued: the last digest was just now
+            batch = [entry(eli, "k2:0", "Ana: two"), entry(eli, "k3:0", "Bo: three")]
+            await first.sift(game.id, batch)
+            await first.sift(game.id, batch)  # handed out again: queued once
+            await first.stop()
+            path = str(tmp_path / "talk.sqlite3")
+            again = SqliteStore(path, clock=t.clock)
+            try:
+                t.clock.now += EVERY
+                crashing = Digests(again, sr_latin=False, clock=t.clock)
+                appended = again.append_outbox
+
+                async def dies(game_id: str, messages: list[OutboxMessage]) -> int:
+                    if any(m.key.startswith(f"d:{eli}:2:") for m in messages):
+                        raise ConnectionError("killed between the swap and the append")
+                    return await appended(game_id, messages)
+
+                again.append_outbox = dies  # type: ignore[method-assign]
+                with pytest.raises(ConnectionError):
+                    await crashing.sweep()
+                again.append_outbox = appended  # type: ignore[method-assign]
+                rec = digest.load(await again.get_attr(game.id, digest.ATTR))
+                assert not digest.waiting(rec) and rec["out"][0][2] == "Ana: two\nBo: three"
+                later = Digests(again, sr_latin=False, clock=t.clock)
+                await later.sweep()  # nothing due: only the out digest appended again
+                await crashing.stop()
+                await later.stop()
+            finally:
+                await again.close()
+            await t.settle()
+            bodies = [b for b in fake.to(SMS_LIST[0]) if "Ana:" in b]
+            assert bodies == ["Ana: one", "Ana: two\nBo: three"], bodies
+
+    run(main())
+
+
+def test_a_digest_keeps_the_latest_lines_that_fit_one_text() -> None:
+    lines = [f"Player{i}: " + "x" * 60 for i in range(12)]
+    body = digest.body_of(lines, 3, "en", False)
+    first, *kept = body.splitlines()
+    assert kept == lines[-len(kept) :] and 0 < len(kept) < len(lines)
+    assert first == f"({len(lines) - len(kept) + 3} earlier lines not texted)"
+    from adapters.sms.segments import segments
+
+    assert segments(body) <= 3
+    assert digest.body_of(["Ana: hi"], 0, "nb", False) == "Ana: hi"
+    one = digest.body_of(["Ana: hi", "Bo: yo"], 1, "nb", False)
+    assert one.splitlines()[0] != "(1 earlier line not texted)"  # Norwegian
