@@ -1,7 +1,8 @@
 """The game master's /gm over Telegram's wire format (issue #32): every action
 has a name that says what it does and one line of help (`Words.action_help`),
 "Forbid tonight's murder" is not offered on a day before any death list, and
-a host-scored mission's silver is set from the keyboard."""
+a host-scored mission's silver is set from the keyboard; /console is in the
+command menu and in the host's /help (never a player's)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.fake_telegram import Harness, buttons
+from tests.fake_telegram import FakeBotApi, Harness, buttons, serving
 from tests.store_helpers import run
-from tests.telegram_helpers import telegram_bot
+from tests.telegram_helpers import clocked_store, telegram_bot
 
 HOST = 1
 PEOPLE = {11: "Ana", 12: "Bo", 13: "Cy", 14: "Dag", 15: "Eli", 16: "Fred"}
@@ -102,5 +103,35 @@ def test_a_mission_is_scored_with_its_silver_from_the_keyboard(tmp_path: Path) -
             m = game.rules.mission
             assert m.scored and m.silver == 20, m
             assert sorted(game.names[s] for s in m.access) == ["Ana", "Bo"]
+
+    run(go())
+
+
+def test_console_is_in_the_menu_and_in_the_hosts_help_only(tmp_path: Path) -> None:
+    async def go() -> None:
+        clock, store = clocked_store(tmp_path, "menu.sqlite3")
+        async with serving(FakeBotApi()) as api, Harness(api, store, clock) as h:
+            for code, line in (
+                ("en", "Host: your game master's console, a private link"),
+                ("nb", "Vert: spillmesterkonsollen din, en privat lenke"),
+                ("sr", "Domaćin: tvoja konzola voditelja igre, privatni link"),
+            ):
+                menu = {c["command"]: c["description"] for c in api.menus[code]}
+                assert menu.get("console") == line, (code, menu)
+            code, _ = await h.new(HOST, "traitors")
+            for uid, name in PEOPLE.items():
+                await h.command(uid, name, f"/start {code}")
+            console = "/console: your game master's console, a private web page"
+            await h.command(HOST, "Hana", "/help")
+            assert any(line.startswith(console) for line in api.texts(HOST)[-1].splitlines())
+            await h.command(11, "Ana", "/help")
+            assert console not in api.texts(11)[-1]
+            await h.command(HOST, "Hana", "/startgame")
+            await h.command(HOST, "Hana", "/help")
+            lines = api.texts(HOST)[-1].splitlines()
+            assert any(line.startswith(console) for line in lines), lines
+            await h.command(11, "Ana", "/help")
+            assert console not in api.texts(11)[-1]
+        await store.close()
 
     run(go())

@@ -4,7 +4,8 @@
 can host or join one; a player can have their question again (and, in a
 running game, be away); the host gets the lobby's commands before the start
 and the clock's after it; the talk through the bot where the game has it
-(the team's line only to a player whose team may confer now). A command the
+(the team's line only to a player whose team may confer now); the host's
+/console line in the lobby and while the game runs. A command the
 bot does not know, or a private message that answers nothing, gets "I didn't
 understand that." and then the sender's open question (answer it with its
 buttons, or /status), or else the same list. Pure (game and sender in, text out): the handlers reply with it,
@@ -50,6 +51,7 @@ RESUME = N_("/resume: start the clock again.")
 ADVANCE = N_("/advance: end this phase now.")
 MOVE = N_("/move WINDOW HH:MM: move a campaign window.")
 GM = N_("/gm: the game master's actions now.")
+CONSOLE = N_("/console: your game master's console, a private web page (/console new: a new link).")
 END = N_("/end: end the game.")
 HELP = N_("/help: this list.")
 
@@ -61,7 +63,7 @@ def commands(game: Game | None, who: str | None) -> list[str]:
     table, team = talk.offered(game, who)
     if who == game.host:
         if game.phase.name == LOBBY:
-            return [START, SET, SETTINGS, KICK, END, HELP]
+            return [START, SET, SETTINGS, KICK, CONSOLE, END, HELP]
         clock = RESUME if game.phase.paused else PAUSE
         lines = [clock, ADVANCE]
         if is_campaign(game):
@@ -70,7 +72,7 @@ def commands(game: Game | None, who: str | None) -> list[str]:
             lines.append(GM)
         if table or (registry.get(game.kind).team and game.option("team_talk") is not False):
             lines.append(MUTE)  # the game has talk through the bot
-        return [*lines, END, HELP]
+        return [*lines, CONSOLE, END, HELP]
     if game.running:
         return [STATUS, AWAY, *([TALK] if table else []), *([TEAM] if team else []), HELP]
     return [STATUS, HELP]
