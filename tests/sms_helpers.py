@@ -31,11 +31,38 @@ from tests.store_helpers import (
     run,
     unique_prefix,
 )
+from tests.worker_process import WorkerProcess
 
 PUBLIC = "https://muldvarp.example.org"
 INTERNAL = "http://10.0.0.7:8080"  # what the app sees behind the proxy
 HOST = "tg:host"
 FROM = "+4759440000"
+
+
+def worker_settings(fake: FakeTwilio, *, id_key: str, rate: float) -> dict[str, Any]:
+    """The SMS settings, as the JSON-able doc a delivery worker
+    (tests/sms_outbox_worker.py) is started with: the fake Twilio as the API,
+    sending at `rate` texts a second."""
+    return {
+        "account_sid": ACCOUNT_SID,
+        "auth_token": AUTH_TOKEN,
+        "public_base_url": PUBLIC,
+        "from_number": FROM,
+        "api_base_url": fake.base_url,
+        "id_key": id_key,
+        "rate": rate,
+    }
+
+
+class SmsOutboxWorker(WorkerProcess):
+    """tests/sms_outbox_worker.py in a process of its own, as consumer
+    `consumer`; it claims a dead worker's batch once `min_idle` seconds
+    have passed."""
+
+    def __init__(self, cfg: dict[str, Any], consumer: str, *, min_idle: float) -> None:
+        super().__init__(
+            "sms_outbox_worker.py", {**cfg, "consumer": consumer, "min_idle": min_idle}
+        )
 
 
 class FakeMonotonic:

@@ -43,8 +43,9 @@ from gameflow.core import actions as A
 from service.games import GameService
 from service.outbox import OutboxMessage
 from service.ports import GameStore
-from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
+from tests.fake_twilio import FakeTwilio
 from tests.rate_helpers import most_in_window
+from tests.sms_helpers import SmsOutboxWorker, worker_settings
 from tests.store_helpers import (
     FakeClock,
     redis_url_or_fail,
@@ -52,7 +53,7 @@ from tests.store_helpers import (
     run_then_drop,
     unique_prefix,
 )
-from tests.worker_process import WorkerProcess, about, wait_for
+from tests.worker_process import about, wait_for
 
 pytestmark = [pytest.mark.outbox, pytest.mark.sms]
 
@@ -70,18 +71,6 @@ class Table:
 
     intended: list[tuple[str, str, str, str]] = field(default_factory=list)
     stopped: set[str] = field(default_factory=set)
-
-
-def settings_doc(fake: FakeTwilio) -> dict[str, Any]:
-    return {
-        "account_sid": ACCOUNT_SID,
-        "auth_token": AUTH_TOKEN,
-        "public_base_url": "https://muldvarp.example.org",
-        "from_number": "+4759440000",
-        "api_base_url": fake.base_url,
-        "id_key": ID_KEY,
-        "rate": RATE,
-    }
 
 
 async def set_up(store: GameStore, directory: Directory, settings: SmsSettings) -> Table:
@@ -126,13 +115,6 @@ async def set_up(store: GameStore, directory: Directory, settings: SmsSettings) 
             phone = phones[m.payload["player"]]
             table.intended.append((game_id, m.key, phone, m.payload["body"]))
     return table
-
-
-class Worker(WorkerProcess):
-    def __init__(self, cfg: dict[str, Any], consumer: str) -> None:
-        super().__init__(
-            "sms_outbox_worker.py", {**cfg, "consumer": consumer, "min_idle": MIN_IDLE}
-        )
 
 
 async def check(fake: FakeTwilio, table: Table, store: GameStore, label: str, kills: int) -> None:
@@ -192,7 +174,7 @@ def test_a_killed_worker_loses_no_text_sqlite(tmp_path: Path, fake: FakeTwilio) 
     from adapters.store.sqlite_store import SqliteStore
 
     path, records = str(tmp_path / "games.sqlite3"), str(tmp_path / "sms.sqlite3")
-    doc = settings_doc(fake)
+    doc = worker_settings(fake, id_key=ID_KEY, rate=RATE)
 
     async def main() -> None:
         store, directory = SqliteStore(path), SqliteDirectory(records)
@@ -201,7 +183,7 @@ def test_a_killed_worker_loses_no_text_sqlite(tmp_path: Path, fake: FakeTwilio) 
         total = len(table.intended)
         assert total >= 200, total
         cfg = {"kind": "sqlite", "path": path, "records": records, "settings": doc}
-        first = Worker(cfg, "first")
+        first = SmsOutboxWorker(cfg, "first", min_idle=MIN_IDLE)
         try:
             await wait_for(
                 lambda: len(fake.messages) >= total // 3,
@@ -212,7 +194,7 @@ def test_a_killed_worker_loses_no_text_sqlite(tmp_path: Path, fake: FakeTwilio) 
             first.kill()
             at_kill = len(fake.messages)
             assert at_kill < total - 30, "the worker finished before the kill"
-            second = Worker(cfg, "second")
+            second = SmsOutboxWorker(cfg, "second", min_idle=MIN_IDLE)
             try:
                 await wait_for(
                     lambda: empty(store),
@@ -237,7 +219,7 @@ def test_a_killed_worker_loses_no_text_redis(fake: FakeTwilio) -> None:
     from adapters.store.redis_store import RedisStore
 
     url, prefix = redis_url_or_fail(), unique_prefix()
-    doc = settings_doc(fake)
+    doc = worker_settings(fake, id_key=ID_KEY, rate=RATE)
 
     async def main() -> None:
         store = RedisStore.from_url(url, prefix=prefix)
@@ -246,7 +228,10 @@ def test_a_killed_worker_loses_no_text_redis(fake: FakeTwilio) -> None:
             table = await set_up(store, directory, SmsSettings(**doc))
             total = len(table.intended)
             cfg = {"kind": "redis", "url": url, "prefix": prefix, "settings": doc}
-            workers = [Worker(cfg, "one"), Worker(cfg, "two")]
+            workers = [
+                SmsOutboxWorker(cfg, "one", min_idle=MIN_IDLE),
+                SmsOutboxWorker(cfg, "two", min_idle=MIN_IDLE),
+            ]
             try:
                 await wait_for(
                     lambda: len(fake.messages) >= total // 3,

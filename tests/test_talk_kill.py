@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from adapters.sms.directory import SqliteDirectory, player_id
-from adapters.sms.renderer import CHANNEL, SmsComposer
+from adapters.sms.renderer import CHANNEL, SmsRenderer
 from adapters.sms.settings import SmsSettings
 from adapters.sms.talk import SmsTalker
 from gameflow.core import actions as A
@@ -30,9 +29,10 @@ from service import talk
 from service.games import GameService
 from service.ports import GameStore
 from tests.campaign_helpers import oslo
-from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
+from tests.fake_twilio import FakeTwilio
+from tests.sms_helpers import SmsOutboxWorker, worker_settings
 from tests.store_helpers import FakeClock, run
-from tests.worker_process import WorkerProcess, about, wait_for
+from tests.worker_process import about, wait_for
 
 pytestmark = [pytest.mark.outbox, pytest.mark.sms]
 
@@ -43,24 +43,12 @@ ID_KEY = "talk-kill-id-key"
 NAMES = ["Kari", "Ola", "Åse", "Per", "Liv", "Nils", "Mari"]
 
 
-def settings_doc(fake: FakeTwilio) -> dict[str, Any]:
-    return {
-        "account_sid": ACCOUNT_SID,
-        "auth_token": AUTH_TOKEN,
-        "public_base_url": "https://muldvarp.example.org",
-        "from_number": "+4759440000",
-        "api_base_url": fake.base_url,
-        "id_key": ID_KEY,
-        "rate": RATE,
-    }
-
-
 async def set_up(store: GameStore, records: str, settings: SmsSettings) -> list[tuple[str, str]]:
     """The games started and every line said; the (phone, line) texts owed,
     in the order said."""
     directory = SqliteDirectory(records)
     clock = FakeClock(oslo(15, 12))
-    composer = SmsComposer(settings)
+    composer = SmsRenderer(settings)
     service = GameService(store, composers=[composer], clock=clock)
     talk.add_talker(service.talkers, SmsTalker(composer))
     # a text a line (talk_digest_every 0): the digests' own restarts are
@@ -98,18 +86,11 @@ async def set_up(store: GameStore, records: str, settings: SmsSettings) -> list[
     return owed
 
 
-class Worker(WorkerProcess):
-    def __init__(self, cfg: dict[str, Any], consumer: str) -> None:
-        super().__init__(
-            "sms_outbox_worker.py", {**cfg, "consumer": consumer, "min_idle": MIN_IDLE}
-        )
-
-
 def test_a_killed_worker_loses_no_line_of_talk(tmp_path: Path, fake: FakeTwilio) -> None:
     from adapters.store.sqlite_store import SqliteStore
 
     path, records = str(tmp_path / "games.sqlite3"), str(tmp_path / "sms.sqlite3")
-    doc = settings_doc(fake)
+    doc = worker_settings(fake, id_key=ID_KEY, rate=RATE)
 
     async def main() -> None:
         store = SqliteStore(path)
@@ -123,7 +104,7 @@ def test_a_killed_worker_loses_no_line_of_talk(tmp_path: Path, fake: FakeTwilio)
             return not await store.outbox_ready(CHANNEL)
 
         cfg = {"kind": "sqlite", "path": path, "records": records, "settings": doc}
-        first = Worker(cfg, "first")
+        first = SmsOutboxWorker(cfg, "first", min_idle=MIN_IDLE)
         try:
             await wait_for(
                 lambda: talked() >= len(owed) // 3, 60, "a third of the talk",
@@ -132,7 +113,7 @@ def test_a_killed_worker_loses_no_line_of_talk(tmp_path: Path, fake: FakeTwilio)
             first.kill()
             at_kill = talked()
             assert at_kill < len(owed) - 30, "the worker finished before the kill"
-            second = Worker(cfg, "second")
+            second = SmsOutboxWorker(cfg, "second", min_idle=MIN_IDLE)
             try:
                 await wait_for(empty, 120, "the outbox to empty", about([second], store, CHANNEL))
             finally:

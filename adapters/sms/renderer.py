@@ -384,8 +384,3 @@ def texted(messages: tuple[OutboxMessage, ...], who: str) -> bool:
         m.channel == CHANNEL and m.payload.get("player") == who and "body" in m.payload
         for m in messages
     )
-
-
-# The old name, until adapters/sms/talk.py and tests/test_talk_kill.py (being edited
-# for issue #33) import SmsRenderer.
-SmsComposer = SmsRenderer
