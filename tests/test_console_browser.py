@@ -272,3 +272,37 @@ def test_night_votes_reach_only_the_non_playing_game_masters_console(
     finally:
         for p in pages.values():
             p.close()
+
+
+def test_the_game_master_setting_is_shown_and_followed_live(browser: Any, served: Served) -> None:
+    """`game_master` chosen in the lobby: the open console says which kind it
+    is and how to change it; set to `plays` and started, the same page (live)
+    shows only what the table sees, with no role anywhere."""
+    from gameflow.core import actions as A
+
+    rt = served.rt
+    lobby = served.run(made(rt, "traitors", start=False))
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        page.goto(link(served, lobby))
+        body = page.inner_text("body")
+        assert "you see every secret" in body and "setting game_master" in body
+        assert faults(page) == []
+        out = served.run(
+            rt.service.submit(lobby.id, A.SetOption(lobby.host, None, "game_master", "plays"))
+        )
+        assert out.accepted, out.rejected
+        out = served.run(rt.service.submit(lobby.id, A.Start(lobby.host)))
+        assert out.accepted, out.rejected
+        page.wait_for_function(
+            "() => document.body.innerText.includes('you see only what the table sees')"
+        )
+        body = page.inner_text("body")
+        assert "setting game_master" not in body and "Roles" not in body
+        st: Any = out.game.rules
+        for s in range(len(out.game.players)):
+            assert f"{out.game.names[s]}: {st.role[s]}" not in body
+        assert faults(page) == []
+        page.screenshot(path=str(ARTIFACTS / "traitors-plays-390x844.png"), full_page=True)
+    finally:
+        page.close()
