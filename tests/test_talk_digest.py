@@ -13,7 +13,9 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,7 +47,7 @@ def test_a_campaign_day_of_digests(tmp_path: Path, fake: FakeTwilio) -> None:
                 sets=(f"talk_digest_every {EVERY:.0f}", f"talk_texts_per_day {CAP}"),
             )
             assert digest.digesting(game)
-            speakers = [*(("tg", u) for u in TG), *(("sms", p) for p in SMS)]
+            speakers: list[tuple[str, Any]] = [*(("tg", u) for u in TG), *(("sms", p) for p in SMS)]
             said: list[tuple[str, int]] = []  # (speaker's name, note number)
             texts_at: dict[str, list[tuple[float, str]]] = {p: [] for p in SMS}
             seen = {p: len(fake.to(p)) for p in SMS}
@@ -160,7 +162,7 @@ def test_queued_lines_outlive_a_restart_and_a_crash_after_the_swap(
                 crashing = Digests(again, sr_latin=False, clock=t.clock)
                 appended = again.append_outbox
 
-                async def dies(game_id: str, messages: list[OutboxMessage]) -> int:
+                async def dies(game_id: str, messages: Sequence[OutboxMessage]) -> int:
                     if any(m.key.startswith(f"d:{eli}:2:") for m in messages):
                         raise ConnectionError("killed between the swap and the append")
                     return await appended(game_id, messages)
