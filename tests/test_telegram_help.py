@@ -92,6 +92,7 @@ def test_help_and_puzzled_replies_say_what_the_sender_can_do(tmp_path: Path) -> 
                 "You host this game. What you can do:",
                 "/pause: stop the clock.",
                 "/advance: end this phase now.",
+                "/console: your game master's console, a private web page (/console new: a new link).",
                 "/end: end the game.",
                 "/help: this list.",
             ]
