@@ -68,6 +68,16 @@ def ok(result: object) -> Game:
     return state
 
 
+def step(
+    game: Game, action: A.Action, at: float = T0, key: str | None = None
+) -> tuple[Game, dict[str, Any]]:
+    """`action` applied to `game` at `at`, and the log entry the game service
+    commits with it (idempotency key `key`): what a store test commits."""
+    from service.games import log_entry
+
+    return ok(apply(game, action, at)), log_entry(game, action, at, key)
+
+
 def random_action(game: Game, rng: random.Random) -> A.Action | None:
     """A random legal player or host action, or None when nobody can act."""
     options: list[tuple[str, Any]] = []

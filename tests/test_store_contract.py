@@ -9,22 +9,14 @@ from typing import Any
 import pytest
 
 from gameflow.core import actions as A
-from gameflow.core.engine import apply
-from gameflow.core.state import Game
 from service.outbox import OutboxMessage
 from service.ports import Status
-from tests.store_helpers import HOST, T0, lobby, ok, run, store_fixture
+from tests.store_helpers import HOST, T0, lobby, run, step, store_fixture
 
 pytestmark = pytest.mark.store
 
 # "redis-cluster": the Redis store as it runs on a Cluster (scripts on one slot).
 make_store = store_fixture(("sqlite", "redis", "redis-cluster", "cluster"))
-
-
-def step(game: Game, action: A.Action, at: float = T0) -> tuple[Game, dict[str, Any]]:
-    from service.games import log_entry
-
-    return ok(apply(game, action, at)), log_entry(game, action, at, None)
 
 
 def test_create_load_and_initial(make_store: Any) -> None:

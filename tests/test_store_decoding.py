@@ -7,23 +7,22 @@ is always decoded: two stores on one real Redis stand for two workers.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from adapters.store import redis_store
 from adapters.store.redis_store import RedisStore
 from gameflow.core import actions as A
-from gameflow.core.engine import apply
 from gameflow.core.state import Game
-from service.games import log_entry
-from tests.store_helpers import T0, drop_prefix, lobby, ok, redis_url_or_fail, run, unique_prefix
+from tests.store_helpers import (
+    drop_prefix,
+    lobby,
+    redis_url_or_fail,
+    run,
+    step,
+    unique_prefix,
+)
 
 pytestmark = pytest.mark.store
-
-
-def _step(game: Game, action: A.Action) -> tuple[Game, dict[str, Any]]:
-    return ok(apply(game, action, T0)), log_entry(game, action, T0, None)
 
 
 def test_a_snapshot_is_decoded_once_and_another_workers_commit_always(
@@ -51,14 +50,14 @@ def test_a_snapshot_is_decoded_once_and_another_workers_commit_always(
             assert await mine.load_with("g1", "n") == (game, None)
             assert len(decoded) == 1  # the same text: no decoding
 
-            moved, entry = _step(game, A.Join("p7", None, "P7"))
+            moved, entry = step(game, A.Join("p7", None, "P7"))
             assert (await mine.commit("g1", game.version, moved, entry)).version == moved.version
             assert await mine.load("g1") is moved  # its own commit: the state it holds
             assert len(decoded) == 1
 
             # Another worker commits: this one's copy is behind, and the text
             # it reads now is decoded, never taken for the copy.
-            later, entry = _step(moved, A.Join("p8", None, "P8"))
+            later, entry = step(moved, A.Join("p8", None, "P8"))
             assert await theirs.load("g1") == moved
             assert (await theirs.commit("g1", moved.version, later, entry)).version == later.version
             seen = len(decoded)

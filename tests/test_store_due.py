@@ -14,7 +14,7 @@ from gameflow.core.engine import apply
 from gameflow.core.state import Game
 from scheduler.plan import next_instant
 from service.ports import Due, due_floor
-from tests.store_helpers import HOST, T0, lobby, ok, run, store_fixture
+from tests.store_helpers import HOST, T0, lobby, ok, run, step, store_fixture
 
 pytestmark = pytest.mark.store
 
@@ -25,12 +25,6 @@ FAR = 1e12
 
 class Killed(BaseException):
     """The worker dies here (nothing after this point of the commit runs)."""
-
-
-def step(game: Game, action: A.Action, at: float = T0) -> tuple[Game, dict[str, Any]]:
-    from service.games import log_entry
-
-    return ok(apply(game, action, at)), log_entry(game, action, at, None)
 
 
 async def commit(store: Any, before: Game, action: A.Action, at: float = T0) -> Game:

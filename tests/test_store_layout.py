@@ -15,20 +15,13 @@ from typing import Any
 import pytest
 
 from gameflow.core import actions as A
-from gameflow.core.engine import apply
 from gameflow.core.state import Game
 from service.ports import Status
-from tests.store_helpers import HOST, T0, lobby, ok, run, store_fixture
+from tests.store_helpers import HOST, lobby, run, step, store_fixture
 
 pytestmark = pytest.mark.store
 
 make_redis = store_fixture(("redis", "redis-cluster", "cluster"))
-
-
-def step(game: Game, action: A.Action, key: str | None = None) -> tuple[Game, dict[str, Any]]:
-    from service.games import log_entry
-
-    return ok(apply(game, action, T0)), log_entry(game, action, T0, key)
 
 
 async def keys_of(store: Any, game_id: str) -> set[str]:
@@ -43,7 +36,7 @@ def test_a_game_keeps_its_keys_and_identities_in_one_hash(make_redis: Any) -> No
             game = lobby(0)
             await store.create(game)
             await store.bind(HOST, "g1", HOST)
-            g1, e1 = step(game, A.Join("tg:7", None, "Ann"), "tg:u1")
+            g1, e1 = step(game, A.Join("tg:7", None, "Ann"), key="tg:u1")
             done = await store.commit("g1", game.version, g1, e1, "tg:u1", binds=[("tg:7", "tg:7")])
             assert done.status is Status.OK
             await store.bind("+4790000001", "g1", "tg:7")  # a phone, bound to a player
@@ -76,14 +69,14 @@ def test_expired_keys_stop_counting_and_are_dropped(make_redis: Any) -> None:
         async with make_redis(dedupe_ttl=0.2) as store:
             game = lobby(2)
             await store.create(game)
-            g1, e1 = step(game, A.SetLanguage(HOST, None, "sr"), "k1")
+            g1, e1 = step(game, A.SetLanguage(HOST, None, "sr"), key="k1")
             assert (await store.commit("g1", game.version, g1, e1, "k1")).status is Status.OK
             await asyncio.sleep(0.35)
             assert await store.applied("g1", "k1") is None
-            g2, e2 = step(g1, A.SetLanguage(HOST, None, "en"), "k1")  # the key again: new
+            g2, e2 = step(g1, A.SetLanguage(HOST, None, "en"), key="k1")  # the key again: new
             assert (await store.commit("g1", g1.version, g2, e2, "k1")).status is Status.OK
             await asyncio.sleep(0.35)
-            g3, e3 = step(g2, A.SetLanguage(HOST, None, "sr"), "k2")
+            g3, e3 = step(g2, A.SetLanguage(HOST, None, "sr"), key="k2")
             assert (await store.commit("g1", g2.version, g3, e3, "k2")).status is Status.OK
             held = await store.client.hgetall(store._inputs("g1"))
             assert [f for f in held if f.startswith("k:")] == ["k:k2"]  # k1 dropped
@@ -101,9 +94,9 @@ def test_data_from_before_the_layout_is_read_moved_and_dropped(make_redis: Any) 
         async with make_redis() as store:
             game = lobby(0)
             await store.create(game)
-            g1, e1 = step(game, A.Join("tg:1", None, "Ann"), "tg:u1")
-            g2, e2 = step(g1, A.Join("tg:2", None, "Bo"), "tg:u2")
-            g3, e3 = step(g2, A.Join("tg:3", None, "Cy"), "tg:u3")
+            g1, e1 = step(game, A.Join("tg:1", None, "Ann"), key="tg:u1")
+            g2, e2 = step(g1, A.Join("tg:2", None, "Bo"), key="tg:u2")
+            g3, e3 = step(g2, A.Join("tg:3", None, "Cy"), key="tg:u3")
             # as the code before wrote them (a plain Redis client, no store method)
             raw = store.client
             await raw.hset(store._game("g1"), mapping={"version": g2.version})
@@ -130,7 +123,7 @@ def test_data_from_before_the_layout_is_read_moved_and_dropped(make_redis: Any) 
             assert await store.whereis("tg:2") == ("g1", "tg:2")
             # another game took tg:1 in the old layout: its end must not unbind it
             await raw.set(store.old_who_key("tg:1"), json.dumps(["g9", "tg:1"]))
-            ended, e4 = step(g3, A.End(HOST), "tg:u4")
+            ended, e4 = step(g3, A.End(HOST), key="tg:u4")
             assert (await store.commit("g1", g3.version, ended, e4, "tg:u4")).status is Status.OK
             for who in (HOST, "tg:2", "tg:3"):
                 assert await store.whereis(who) is None, who
