@@ -22,7 +22,7 @@ from bots.app import Background, Runtime, build_runtime, create_app
 from bots.serve import banner, scheduler_for
 from bots.settings import Settings, SettingsError, load_settings
 from gameflow.core import actions as A
-from service.games import GameService
+from service.games import Created, GameService
 from tests.store_helpers import HOST, run
 
 if TYPE_CHECKING:
@@ -55,6 +55,15 @@ async def serving(
             stack.push_async_callback(rt.store.close)
         client = httpx.AsyncClient(transport=transport, base_url="http://muldvarp.test")
         yield await stack.enter_async_context(client)
+
+
+async def on_tv(rt: Runtime, kind: str, lang: str, players: int) -> tuple[Created, str]:
+    """A `kind` game opened by HOST in `lang` with `players` joined (tg:0...,
+    named Name0...), and a TV link's token for it."""
+    made = await rt.service.create_game(kind, HOST, lang=lang)
+    for i in range(players):
+        await rt.service.submit(made.game.id, A.Join(f"tg:{i}", None, f"Name{i}"))
+    return made, await rt.tv.issue(made.game.id)
 
 
 async def serve_until_tv_link(rt: Runtime, api: FakeBotApi, chat: int) -> dict[str, Any]:
@@ -156,10 +165,7 @@ def test_tv_page_is_served_from_a_stored_game(tmp_path: Path) -> None:
     async def main() -> None:
         rt = runtime(tmp_path)
         async with serving(rt) as c:
-            made = await rt.service.create_game("station", HOST, lang="en")
-            for i in range(5):
-                await rt.service.submit(made.game.id, A.Join(f"tg:{i}", None, f"Name{i}"))
-            token = await rt.tv.issue(made.game.id)
+            made, token = await on_tv(rt, "station", "en", 5)
             page = await c.get(f"/tv/{token}")
             assert page.status_code == 200
             assert made.code is not None and made.code in page.text

@@ -12,18 +12,15 @@ from adapters.story.app import qr_svg
 from adapters.tv import logfilter
 from gameflow.core import actions as A
 from tests.store_helpers import HOST, run
-from tests.test_app import runtime, serving
+from tests.test_app import on_tv, runtime, serving
 
 
 def test_the_story_opens_with_the_tv_token_once_the_game_is_over(tmp_path: Path) -> None:
     async def main() -> None:
         rt = runtime(tmp_path)
         async with serving(rt) as c:
-            made = await rt.service.create_game("station", HOST, lang="en")
+            made, token = await on_tv(rt, "station", "en", 6)
             game_id = made.game.id
-            for i in range(6):
-                await rt.service.submit(game_id, A.Join(f"tg:{i}", None, f"Name{i}"))
-            token = await rt.tv.issue(game_id)
             other = await rt.tv.issue(game_id)
             assert (await c.get(f"/story/{token}")).status_code == 404  # the lobby
             await rt.service.submit(game_id, A.Start(HOST))
@@ -60,10 +57,7 @@ def test_a_game_never_dealt_has_no_story(tmp_path: Path) -> None:
     async def main() -> None:
         rt = runtime(tmp_path)
         async with serving(rt) as c:
-            made = await rt.service.create_game("traitors", HOST, lang="nb")
-            for i in range(6):
-                await rt.service.submit(made.game.id, A.Join(f"tg:{i}", None, f"Name{i}"))
-            token = await rt.tv.issue(made.game.id)
+            made, token = await on_tv(rt, "traitors", "nb", 6)
             await rt.service.submit(made.game.id, A.End(HOST))
             assert (await rt.store.load(made.game.id)).over  # type: ignore[union-attr]
             assert (await c.get(f"/story/{token}")).status_code == 404
