@@ -55,6 +55,13 @@ async def page(c: httpx.AsyncClient, path: str) -> tuple[str, str]:
     return r.text, csrf_of(r.text)
 
 
+async def console(c: httpx.AsyncClient, rt: Runtime, game: Game) -> tuple[str, str, str]:
+    """A new console link of `game` opened: its path, page and CSRF token."""
+    path = path_of(await rt.console_link(game))
+    html, csrf = await page(c, path)
+    return path, html, csrf
+
+
 def test_a_link_opens_its_own_game_only_and_only_its_hash_is_kept(tmp_path: Path) -> None:
     async def main() -> None:
         rt = runtime(tmp_path)
@@ -97,8 +104,7 @@ def test_cross_site_posts_are_refused_and_change_nothing(tmp_path: Path) -> None
         async with client(rt) as c:
             game = await made(rt, "station")
             elsewhere = await made(rt, "resistance")
-            path = path_of(await rt.console_link(game))
-            _, csrf = await page(c, path)
+            path, _, csrf = await console(c, rt, game)
             _, foreign = await page(c, path_of(await rt.console_link(elsewhere)))
             form = {"csrf": csrf, "rid": "request-0001", "kind": "pause"}
             attempts: list[tuple[dict[str, str], dict[str, str]]] = [
@@ -128,8 +134,7 @@ def test_a_control_applies_once_per_request_id(tmp_path: Path) -> None:
         rt = runtime(tmp_path)
         async with client(rt) as c:
             game = await made(rt, "resistance")
-            path = path_of(await rt.console_link(game))
-            html, csrf = await page(c, path)
+            path, html, csrf = await console(c, rt, game)
             assert "pause" in kinds_of(html) and "resume" not in kinds_of(html)
             form = {"csrf": csrf, "rid": "tap-twice-01", "kind": "pause"}
             first = await c.post(path, data=form, headers=SAME)
@@ -158,8 +163,7 @@ def test_a_control_that_cannot_apply_is_not_offered_nor_taken(tmp_path: Path) ->
         async with client(rt) as c:
             lobby = await made(rt, "station", start=False, names=("Ana", "Bo", "Cy"))
             # three of five players: no start, only removing a player
-            path = path_of(await rt.console_link(lobby))
-            html, csrf = await page(c, path)
+            path, html, csrf = await console(c, rt, lobby)
             assert kinds_of(html) == ["kick"]
             r = await c.post(
                 path, data={"csrf": csrf, "rid": "start-too-soon", "kind": "start"}, headers=SAME
@@ -167,8 +171,7 @@ def test_a_control_that_cannot_apply_is_not_offered_nor_taken(tmp_path: Path) ->
             assert r.status_code == 409 and not r.json()["ok"]
             # a running Station mission: nobody has answered, so no early advance
             game = await made(rt, "station")
-            path = path_of(await rt.console_link(game))
-            html, csrf = await page(c, path)
+            path, html, csrf = await console(c, rt, game)
             assert set(kinds_of(html)) == {"pause", "end"}, kinds_of(html)
             for kind in ("advance_early", "resume", "start", "set_option", "murder_free"):
                 data = {"csrf": csrf, "rid": f"not-now-{kind}", "kind": kind}
@@ -233,8 +236,7 @@ def test_a_game_over_offers_no_controls(tmp_path: Path) -> None:
         rt = runtime(tmp_path)
         async with client(rt) as c:
             game = await made(rt, "station")
-            path = path_of(await rt.console_link(game))
-            _, csrf = await page(c, path)
+            path, _, csrf = await console(c, rt, game)
             r = await c.post(
                 path, data={"csrf": csrf, "rid": "the-end-0001", "kind": "end"}, headers=SAME
             )
@@ -260,8 +262,7 @@ def test_a_campaign_window_moves_to_a_time_typed_in(tmp_path: Path) -> None:
             assert spec is not None
             window = str(spec.options("window")[-1])
             option = next(o for name, _, o in campaign.declared(game) if name == window)
-            path = path_of(await rt.console_link(game))
-            html, csrf = await page(c, path)
+            path, html, csrf = await console(c, rt, game)
             assert "move_window" in kinds_of(html) and 'type="time"' in html
             form = {"csrf": csrf, "kind": "move_window", "f:window": f'"{window}"'}
             bad = await c.post(
