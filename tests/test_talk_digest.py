@@ -11,6 +11,7 @@ worker runs at start and every few minutes), called at each step."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -198,3 +199,27 @@ def test_a_digest_keeps_the_latest_lines_that_fit_one_text() -> None:
     assert digest.body_of(["Ana: hi"], 0, "nb", False) == "Ana: hi"
     one = digest.body_of(["Ana: hi", "Bo: yo"], 1, "nb", False)
     assert one.splitlines()[0] != "(1 earlier line not texted)"  # Norwegian
+
+
+def test_the_record_stays_small_and_counts_what_it_let_go() -> None:
+    """A day of a chatty table queued for 8 players and never sent: the
+    record holds about one digest's lines a player and a bounded set of
+    keys, and counts every line it let go."""
+    rec: dict[str, Any] = {}
+    players = [f"sms:{i}" for i in range(8)]
+    n = 0
+    for k in range(400):
+        batch = [entry(p, f"t:sms:SM{k:032x}:{p}:0", f"Kari: {'x' * 80} {k}") for p in players]
+        n += digest.queue(rec, batch)
+        assert digest.queue(rec, batch) == 0  # handed out again: queued once
+    assert n == 400 * 8
+    for p in players:
+        kept = len(rec["q"][p])
+        assert kept + rec["dropped"][p] == 400 and 0 < kept < 20
+        assert rec["q"][p][-1][0].endswith(" 399")  # the latest kept
+    assert len(json.dumps(rec)) < 40_000
+    # a line split over two texts comes back as one
+    digest.queue(
+        rec, [entry("sms:9", "t:a:sms:9:0", "Bo: one"), entry("sms:9", "t:a:sms:9:1", "two")]
+    )
+    assert rec["q"]["sms:9"] == [["Bo: one two", False]]

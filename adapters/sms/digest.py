@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 from collections.abc import Callable, Sequence
@@ -43,14 +44,19 @@ from gameflow.core.clock import local_day
 from gameflow.core.state import Game
 from gameflow.core.text import Msg, nmsg
 from gameflow.i18n import render
-from service.outbox import OutboxEntry, OutboxMessage
+from service.outbox import MAX_BATCH, OutboxEntry, OutboxMessage
 from service.ports import GameStore
 
 log = logging.getLogger(__name__)
 
 ATTR: Final = "sms_digest"  # the game's digest record (GameStore.swap_attr), JSON
-MAX_QUEUED: Final = 200  # lines kept a recipient; older ones are counted, not kept
-KEEP_KEYS: Final = 2000  # outbox keys of talk entries queued (an entry queued once)
+# Characters of queued lines kept a recipient: more than one digest holds
+# (MAX_SEGMENTS); older lines are counted, not kept, so the record stays small.
+MAX_QUEUED: Final = 1500
+# Talk entries queued lately, by a short hash of their outbox key: an entry
+# handed out again (its worker died before the acks) is queued once; it comes
+# back in the next batch, and a batch holds at most MAX_BATCH entries.
+KEEP_KEYS: Final = MAX_BATCH
 TRIES: Final = 50  # compare-and-set rounds before giving up (workers racing)
 SWEEP: Final = 300.0  # seconds between sweeps of every active game's record
 
@@ -94,10 +100,11 @@ def queue(rec: dict[str, Any], entries: Sequence[OutboxEntry]) -> int:
     known = set(keys)
     new = 0
     for e in entries:
-        if e.key in known:
+        short = hashlib.blake2b(e.key.encode(), digest_size=6).hexdigest()
+        if short in known:
             continue
-        known.add(e.key)
-        keys.append(e.key)
+        known.add(short)
+        keys.append(short)
         new += 1
         player, body = str(e.payload.get("player")), str(e.payload.get("body") or "")
         q: list[list[Any]] = rec.setdefault("q", {}).setdefault(player, [])
@@ -105,7 +112,7 @@ def queue(rec: dict[str, Any], entries: Sequence[OutboxEntry]) -> int:
             q[-1][0] += " " + body  # the rest of a line split at the last one's end
         else:
             q.append([body, bool(e.payload.get("secret"))])
-        if len(q) > MAX_QUEUED:
+        while len(q) > 1 and sum(len(line) for line, _ in q) > MAX_QUEUED:
             del q[0]
             dropped = rec.setdefault("dropped", {})
             dropped[player] = int(dropped.get(player, 0)) + 1
