@@ -19,6 +19,7 @@ from adapters.sms.directory import Directory, SqliteDirectory, player_id
 from adapters.sms.settings import SmsSettings
 from adapters.sms.webhook import SmsAdapter, create_sms, routes
 from adapters.store.sqlite_store import SqliteStore
+from gameflow.core import actions as A
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
 from service.games import GameService
@@ -161,6 +162,14 @@ class World:
         for phone, name in zip(phones, names, strict=True):
             await self.text(phone, f"{join} {created.code} {name}")
         return created.code, created.game.id
+
+    async def run_out(self, game_id: str) -> None:
+        """The game's current phase runs out: the clock 1000 s on and the
+        deadline submitted, as the scheduler would (its texts not drained)."""
+        game = await self.service.load(game_id)
+        assert game is not None
+        self.clock.tick(1000)
+        await self.service.submit(game_id, A.Deadline(None, game.phase.seq))
 
     async def text(
         self, phone: str, body: str, sid: str | None = None, *, drain: bool = True

@@ -182,9 +182,7 @@ def test_a_number_waits_for_its_menu_and_the_delivery_records_how_it_closed(
         game_id = await started(w)
         await w.sms.drain()
         for _ in range(2):  # the mission ends, then the discussion: the vote opens
-            game = await w.service.load(game_id)
-            w.clock.tick(1000)
-            await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
+            await w.run_out(game_id)
         voting = await w.service.load(game_id)
         assert voting.phase.name == "vote"
         assert await w.store.outbox_ready(CHANNEL) == [game_id]  # the vote's texts wait

@@ -38,9 +38,7 @@ def test_a_stop_during_a_batch_stops_the_rest_of_it(fake: FakeTwilio, records: R
             await w.sms.drain()
             # Two commits' texts wait: the mission's result, then the vote.
             for _ in range(2):
-                game = await w.service.load(game_id)
-                w.clock.tick(1000)
-                await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
+                await w.run_out(game_id)
             assert (await w.service.load(game_id)).phase.name == "vote"
             quitter = PHONES[2]
             before = {p: len(w.inbox(p)) for p in PHONES}

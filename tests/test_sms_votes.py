@@ -43,9 +43,7 @@ async def _to_the_vote(w: World, game_id: str) -> None:
     await w.service.submit(game_id, A.Start(HOST))
     await w.sms.drain()
     for _ in range(2):
-        game = await w.service.load(game_id)
-        w.clock.tick(1000)
-        await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
+        await w.run_out(game_id)
         await w.sms.drain()
     assert (await w.service.load(game_id)).phase.name == VOTE
 
@@ -67,10 +65,8 @@ def test_the_tally_comes_as_counts_and_the_names_on_request(
         await w.service.submit(game_id, A.Start(HOST))
         await w.sms.drain()
         assert all("STEMMER" not in t for t in w.inbox(PHONES[1])[welcomed:])
-        game = await w.service.load(game_id)
         for turn in range(2):
-            w.clock.tick(1000)
-            await w.service.submit(game_id, A.Deadline(None, game.phase.seq))
+            await w.run_out(game_id)
             await w.sms.drain()
             game = await w.service.load(game_id)
             if turn == 0:  # the first result, and the hint with it, in one text
