@@ -14,22 +14,19 @@ screens are as unclipped as the layout tests ask of the others
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from adapters.tv.schedule import public
 from adapters.tv.screens import render_screen
-from adapters.tv.source import MemorySource
 from bench import tv_campaign
-from bench.loopback import LoopbackServer
 from gameflow.core.state import Game
-from tests import chromium
-from tests.chromium import Clock
+from tests import chromium, test_tv_layout
 from tests.test_tv_layout import INFO, MEASURE, SWAP, each_screen, long_names, screens
 
 browser = chromium.browser  # the fixture: one browser per module
+served = test_tv_layout.served  # the fixture: one status-page server per module
 
 pytestmark = pytest.mark.statuspage
 
@@ -80,14 +77,6 @@ SEED_PX = """(seed) => {
   }
   return size;
 }"""
-
-
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[LoopbackServer, MemorySource, Clock]]:
-    source = MemorySource()
-    clock = Clock()
-    with LoopbackServer(source, clock=clock) as server:
-        yield server, source, clock
 
 
 def cases() -> list[tuple[str, dict[str, Game]]]:
