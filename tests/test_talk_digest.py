@@ -28,7 +28,7 @@ from service.outbox import OutboxEntry, OutboxMessage
 from tests.campaign_helpers import oslo
 from tests.fake_telegram import FakeBotApi, serving
 from tests.fake_twilio import FakeTwilio
-from tests.store_helpers import run
+from tests.store_helpers import run, store_fixture
 from tests.talk_table import SMS, TG, TalkTable, sms_id
 
 pytestmark = [pytest.mark.telegram, pytest.mark.sms]
@@ -223,3 +223,69 @@ def test_the_record_stays_small_and_counts_what_it_let_go() -> None:
         rec, [entry("sms:9", "t:a:sms:9:0", "Bo: one"), entry("sms:9", "t:a:sms:9:1", "two")]
     )
     assert rec["q"]["sms:9"] == [["Bo: one two", False]]
+
+
+make_store = store_fixture()
+
+
+def test_digests_on_each_store_across_a_restart(make_store: Any) -> None:
+    """On SQLite and Redis: lines taken from the outbox as a worker takes
+    them are queued, the first sent at once; a new store object and a new
+    `Digests` (a restarted worker) sends the rest as one digest once the gap
+    has passed, and a batch handed out again queues nothing twice."""
+    from adapters.sms.directory import player_id
+    from adapters.sms.renderer import CHANNEL, SmsRenderer
+    from adapters.sms.settings import SmsSettings
+    from adapters.sms.talk import SmsTalker
+    from gameflow.core import actions as A
+    from service import talk
+    from service.games import GameService
+    from tests.store_helpers import FakeClock
+
+    clock = FakeClock(oslo(15, 12))
+    ids = [player_id(f"+4791250{i:03d}", "k") for i in range(6)]
+    ana, others = ids[0], ids[1:]
+
+    async def main() -> None:
+        async with make_store(clock=clock) as store:
+            renderer = SmsRenderer(
+                SmsSettings("AC" + "0" * 32, "token", "https://x.test", id_key="k")
+            )
+            service = GameService(store, composers=[renderer], clock=clock)
+            talk.add_talker(service.talkers, SmsTalker(renderer))
+            options = {"pacing": "campaign", "timezone": "Europe/Oslo"}
+            made = await service.create_game("traitors", "tg:1", lang="en", options=options)
+            game_id = made.game.id
+            for pid, name in zip(ids, ("Ana", "Bo", "Cy", "Dag", "Eli", "Fia"), strict=True):
+                assert (await service.submit(game_id, A.Join(pid, None, name))).accepted
+            assert (await service.submit(game_id, A.Start("tg:1"))).accepted
+            while start := await store.take(CHANNEL, game_id, "reader", min_idle=0):
+                for e in start:  # the start's texts
+                    await store.ack(CHANNEL, game_id, e.key)
+            worker = Digests(store, sr_latin=False, clock=clock)
+            got: dict[str, list[str]] = {p: [] for p in others}
+            for n in range(5):  # taken and sifted as they come
+                said = await service.talk(game_id, ana, f"line {n}", key=f"k{n}")
+                assert said.status == talk.SENT
+                batch = await store.take(CHANNEL, game_id, "w1", min_idle=0)
+                assert sum(bool(e.payload.get("talk")) for e in batch) == 5
+                for e in await worker.sift(game_id, batch):  # sent (the digests)
+                    assert e.payload.get("digest"), e.key
+                    got[e.payload["player"]].append(e.payload["body"])
+                    await store.ack(CHANNEL, game_id, e.key)
+                clock.now += 60
+            await worker.stop()
+        async with make_store(clock=clock) as store:  # the worker restarted
+            again = Digests(store, sr_latin=False, clock=clock)
+            talked = [e for e in batch if e.payload.get("talk")]
+            assert await again.sift(game_id, talked) == []  # handed out again: nothing new
+            clock.now += EVERY
+            assert await again.sweep() == 1
+            await again.stop()
+            for e in await store.take(CHANNEL, game_id, "reader", min_idle=0):
+                assert e.payload.get("digest"), e.key
+                got[e.payload["player"]].append(e.payload["body"])
+            want = ["Ana: line 0", "Ana: line 1\nAna: line 2\nAna: line 3\nAna: line 4"]
+            assert got == dict.fromkeys(others, want), got
+
+    run(main())

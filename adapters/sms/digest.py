@@ -226,7 +226,7 @@ class Digests:
             raise RuntimeError(f"{game_id}: SMS digest record contended {TRIES} times")
         for e in talk:
             await self.store.ack(CHANNEL, game_id, e.key, {"queued": True})
-        await self.flush(game)
+        await self._guarded(self.flush(game))  # queued: a failure here waits for the sweep
         return [e for e in batch if not e.payload.get("talk")]
 
     async def flush(self, game: Game) -> float | None:
