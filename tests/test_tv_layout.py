@@ -15,7 +15,7 @@ page's script does with each event, then all again at the second viewport.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +122,22 @@ def long_names(game: Game) -> Game:
     return game._replace(names=LONG[: len(game.players)])
 
 
+def every_table(test: Callable[..., None]) -> Callable[..., None]:
+    """The test once per game and table size in SIZES, in each language."""
+    tables = [(kind, n) for kind, sizes in SIZES.items() for n in sizes]
+    return pytest.mark.parametrize("lang", ["nb", "sr", "en"])(
+        pytest.mark.parametrize(("kind", "players"), tables)(test)
+    )
+
+
+def all_screens(kind: str, players: int, lang: str) -> dict[str, Game]:
+    """`screens`, checked to hold the lobby, the end and three states at least
+    between them."""
+    shots = screens(kind, players, lang)
+    assert "lobby" in shots and "end" in shots and len(shots) >= 5, sorted(shots)
+    return shots
+
+
 def screens(kind: str, players: int, lang: str) -> dict[str, Game]:
     """The lobby (everyone joined), one state of every phase, and the end."""
     seed = f"layout-{kind}-{players}"
@@ -170,15 +186,11 @@ def open_frames(page: Any, served: Any, shots: dict[str, Game], prefix: str) -> 
     return frames
 
 
-@pytest.mark.parametrize("lang", ["nb", "sr", "en"])
-@pytest.mark.parametrize(
-    ("kind", "players"), [(kind, n) for kind, sizes in SIZES.items() for n in sizes]
-)
+@every_table
 def test_nothing_is_clipped_or_cut(
     browser: Any, served: Any, kind: str, players: int, lang: str
 ) -> None:
-    shots = screens(kind, players, lang)
-    assert "lobby" in shots and "end" in shots and len(shots) >= 5, sorted(shots)
+    shots = all_screens(kind, players, lang)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     faults: list[tuple[str, ...]] = []
