@@ -23,7 +23,7 @@ from gameflow.core.result import Accepted
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from gameflow.replay import parse_step
-from tests.play_helpers import move_on
+from tests.play_helpers import random_walk
 
 pytestmark = pytest.mark.core
 
@@ -86,34 +86,17 @@ def _check_waits(game: Game) -> None:
 
 
 def _play(kind: str, n: int, options: dict[str, Any], seed: int) -> tuple[Game, int]:
-    rng = random.Random(seed)
     game = _started(kind, n, options, seed)
-    now = 1.0
     answers = 0
-    for _ in range(4000):
-        if not game.running:
-            break
-        _check_waits(game)
-        open_ = asked(game)
-        if not open_ or rng.random() < 0.08:
-            moved = move_on(game, now, "host")
-            if moved is None:
-                break
-            game, now = moved
-            continue
-        player = rng.choice(sorted(open_))
-        before = open_[player].key
-        action = _answer(game, player, open_[player], rng)
-        if action is None:
-            continue
-        result = apply(game, action, now)
-        if isinstance(result, Accepted):
+    for step in random_walk(game, random.Random(seed), _answer, 4000):
+        game, player, before = step.game, step.by, step.before
+        if player is not None and before is not None:
             answers += 1
-            after = result.state
-            assert key_of(after, player) != before or after.phase.seq != game.phase.seq, (
-                f"{kind}: {player}'s answer was taken but their question did not change"
-            )
-            game = after
+            assert (
+                key_of(game, player) != key_of(before, player) or game.phase.seq != before.phase.seq
+            ), f"{kind}: {player}'s answer was taken but their question did not change"
+        if game.running:
+            _check_waits(game)
     return game, answers
 
 

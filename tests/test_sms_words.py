@@ -13,13 +13,10 @@ import pytest
 
 from adapters.sms import render as R
 from adapters.sms import sheet as S
-from gameflow.core.engine import apply
-from gameflow.core.question import asked
 from gameflow.core.registry import all_games
-from gameflow.core.result import Accepted
 from gameflow.core.state import Game
 from gameflow.i18n import render
-from tests.play_helpers import move_on
+from tests.play_helpers import random_walk
 from tests.test_question import GAMES, _answer, _started
 
 pytestmark = pytest.mark.sms
@@ -49,30 +46,12 @@ ENGLISH = sorted(
 
 
 def _sheets(kind: str, n: int, options: dict[str, object], seed: int) -> list[tuple[Game, str]]:
-    rng = random.Random(seed)
-    game = _started(kind, n, options, seed)
-    now = 1.0
     out: list[tuple[Game, str]] = []
-    for _ in range(1500):
-        if not game.running:
-            break
-        open_ = asked(game)
-        for p in [*open_, game.host]:
-            if S.key_of(game, p) is not None:
+    for step in random_walk(_started(kind, n, options, seed), random.Random(seed), _answer, 1500):
+        game = step.game
+        for p in [*step.open, game.host]:
+            if game.running and S.key_of(game, p) is not None:
                 out.append((game, p))
-        if not open_ or rng.random() < 0.08:
-            moved = move_on(game, now, "host")
-            if moved is None:
-                break
-            game, now = moved
-            continue
-        p = rng.choice(sorted(open_))
-        action = _answer(game, p, open_[p], rng)
-        if action is None:
-            continue
-        result = apply(game, action, now)
-        if isinstance(result, Accepted):
-            game = result.state
     return out
 
 

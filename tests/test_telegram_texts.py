@@ -31,7 +31,7 @@ from gameflow.core.result import Accepted
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from gameflow.replay import parse_step
-from tests.play_helpers import move_on
+from tests.play_helpers import random_walk
 from tests.test_telegram_table import RAW
 
 pytestmark = pytest.mark.telegram
@@ -173,25 +173,11 @@ def test_every_prompt_and_editor_reads_in_every_language(
             game = joined.state
         started = apply(game, A.Start("tg:1"), 0.0)
         assert isinstance(started, Accepted), started
-        game, now, seen_keys = started.state, 1.0, set[str]()
-        for _ in range(3000):
-            if not game.running:
-                break
-            shown += render_all(game, seen_keys)
-            open_ = asked(game)
-            kinds.update(s.kind for q in open_.values() for s in q.specs)
-            if not open_ or rng.random() < 0.05:
-                moved = move_on(game, now, "tg:1")
-                if moved is None:
-                    break
-                game, now = moved
-                continue
-            player = rng.choice(sorted(open_))
-            action = answer(game, player, open_[player], rng)
-            if action is not None:
-                result = apply(game, action, now)
-                if isinstance(result, Accepted):
-                    game = result.state
+        seen_keys = set[str]()
+        for step in random_walk(started.state, rng, answer, 3000, host="tg:1", chance=0.05):
+            if step.game.running:
+                shown += render_all(step.game, seen_keys)
+                kinds.update(s.kind for q in step.open.values() for s in q.specs)
     assert shown > 100, shown
     assert kinds >= WANTED[kind], WANTED[kind] - kinds
     if kind == "traitors":
