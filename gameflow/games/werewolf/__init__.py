@@ -11,12 +11,12 @@ from typing import Any, Final
 
 from gameflow.core import gamemaster
 from gameflow.core.actions import Action
-from gameflow.core.definition import GameDefinition
+from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
 from gameflow.core.delegating import Delegating
 from gameflow.core.options import Limit
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
-from gameflow.games.werewolf import ending, flow, inputs, pacing, talk, views
+from gameflow.games.werewolf import ending, flow, inputs, pacing, talk, tv, views
 from gameflow.games.werewolf.actions import ACTIONS, Inspect, Kill, Lynch, Protect
 from gameflow.games.werewolf.state import NIGHT
 from gameflow.games.werewolf.words import OPTION_HELP, WORDS
@@ -98,4 +98,7 @@ GAME: Final = GameDefinition(
     silenced=talk.silenced,
     gm_view=views.gm_view,
     reveal=ending.reveal,
+    simulator=Simulator("6-18", lazy("gameflow.games.werewolf.balance:simulate")),
+    lopsided=lazy("gameflow.games.werewolf.balance:lopsided"),
+    tv=TvScreen("gameflow.games.werewolf:tv.html", tv.build),
 )

@@ -57,8 +57,9 @@ LIMITS: Final[dict[str, Limit]] = {
 
 
 def wolf_count(players: int) -> int:
-    """The table (docs/rules/werewolf.md): 6–8: 1, 9–11: 2, 12–15: 3, 16–18: 4."""
-    return 1 if players <= 8 else 2 if players <= 11 else 3 if players <= 15 else 4
+    """The table (docs/rules/werewolf.md), from the balance runs of the
+    reasoning bots (docs/balance.md): 6–9: 1, 10–18: 2."""
+    return 1 if players <= 9 else 2
 
 
 def seconds_for(game: Game, phase: str, now: float) -> float:

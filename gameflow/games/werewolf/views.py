@@ -32,7 +32,14 @@ def _shown_role(game: Game, st: Werewolf, seat: int) -> str | None:
 
 def _morning(game: Game, m: Morning) -> dict[str, Any]:
     died = m.victim if m.victim != NOBODY and not m.saved else NOBODY
-    return {"night": m.night, "died": _id(game, died), "lynched": _id(game, m.lynched)}
+    # The lynch vote is cast in the open: who voted for whom is public.
+    votes = {game.players[s]: game.players[t] for s, t in enumerate(m.votes) if t != NOBODY}
+    return {
+        "night": m.night,
+        "died": _id(game, died),
+        "lynched": _id(game, m.lynched),
+        "votes": votes,
+    }
 
 
 def public_view(game: Game) -> dict[str, Any]:

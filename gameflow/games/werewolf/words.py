@@ -8,6 +8,7 @@ from typing import Final
 from gameflow.core.campaign import CAMPAIGN_HELP
 from gameflow.core.definition import Words
 from gameflow.core.text import N_
+from gameflow.games.werewolf.tv import SCREEN_TEXTS
 
 OPTION_HELP: Final = {
     "night_seconds": N_("how long the night lasts (when pacing is fast)"),
@@ -49,4 +50,5 @@ WORDS: Final = Words(
         "lynch": N_("lynch"),
     },
     none_labels={"target": N_("Nobody")},
+    tv_texts=SCREEN_TEXTS,
 )

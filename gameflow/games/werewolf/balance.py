@@ -1,0 +1,89 @@
+"""Werewolf's balance table: `muldvarp simulate werewolf`.
+
+The village's and the wolves' win rates per table size with the reasoning
+bots (gameflow/games/werewolf/bots.py), at the default settings and the wolf
+counts of pacing.wolf_count, which were chosen from these runs so that each
+side wins 35–65 % (docs/balance.md). `lopsided` is the host's warning from
+the measured table below: no simulation when a host asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+from gameflow.core.text import N_, Msg, msg
+from gameflow.games.werewolf.bots import win_rates
+from gameflow.games.werewolf.pacing import DEFAULTS, wolf_count
+from gameflow.simulate import _quiet as quiet
+from gameflow.simulate import ranged, wilson
+
+
+def werewolf_table(
+    counts: Sequence[int],
+    games: int,
+    seed: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    bots: str = "reasoning",
+    progress: Callable[[int], None] = quiet,
+) -> tuple[str, int]:
+    lines = [
+        "| players | wolves | games | village win % | 95% CI | wolves win % |",
+        "|---:|---:|---:|---:|---|---:|",
+    ]
+    refused = 0
+    opts = dict(options or {})
+    for n, (village, _, bad) in win_rates(counts, games, seed, opts, bots, progress).items():
+        low, high = wilson(village, games)
+        refused += bad
+        k = int(opts.get("wolves", 0)) or wolf_count(n)
+        lines.append(
+            f"| {n} | {k} | {games} | {100 * village / games:.1f} | "
+            f"{100 * low:.1f}–{100 * high:.1f} | {100 - 100 * village / games:.1f} |"
+        )
+    return "\n".join(lines), refused
+
+
+def simulate(players: str, games: int, seed: str, **kw: Any) -> int:
+    def make(counts: list[int], tick: Callable[[int], None]) -> tuple[str, int | None]:
+        return werewolf_table(
+            counts, games, seed, options=kw["options"], bots=kw["bots"], progress=tick
+        )
+
+    head = ("werewolf", "Werewolf", 6, 18, players, games, seed)
+    return ranged(*head, kw["bots"], kw["options"], kw["progress"], make)
+
+
+# -- the host's warning --------------------------------------------------------------
+
+LOPSIDED: Final = 65.0
+# The village's win % by table size at the default settings (docs/balance.md:
+# `muldvarp simulate werewolf --games 1000 --seed 1`).
+VILLAGE_WIN: Final[dict[int, float]] = {}
+# Settings the table was measured at; another value has no figure.
+MEASURED: Final = {
+    name: DEFAULTS[name] for name in ("wolves", "reveal_dead", "revote", "doctor_repeat")
+}
+VILLAGE_AHEAD = N_(
+    "Lopsided: by the balance table the village wins about {pct} % of games with {players} players."
+)
+WOLVES_AHEAD = N_(
+    "Lopsided: by the balance table the werewolves win about {pct} % of games with "
+    "{players} players."
+)
+
+
+def lopsided(players: int, options: Mapping[str, Any]) -> Msg | None:
+    """The warning for a table of `players` when the measured table says a
+    side wins more than 65 % (None: neither does, or no figure)."""
+    if any(options.get(name, default) != default for name, default in MEASURED.items()):
+        return None
+    village = VILLAGE_WIN.get(players)
+    if village is None:
+        return None
+    if village > LOPSIDED:
+        return msg(VILLAGE_AHEAD, pct=round(village), players=players)
+    if 100.0 - village > LOPSIDED:
+        return msg(WOLVES_AHEAD, pct=round(100.0 - village), players=players)
+    return None
