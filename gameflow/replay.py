@@ -40,6 +40,8 @@ _LOBBY_FIELDS: dict[str, tuple[type[A.Action], str | None, str | None]] = {
     "join": (A.Join, "name", "name"),
     "leave": (A.Leave, None, None),
     "kick": (A.Kick, "target", "target"),
+    "gone": (A.Gone, "target", "target"),  # host controls with one field, as kick
+    "not_gone": (A.NotGone, "target", "target"),
     "set_option": (A.SetOption, "name", "name"),
     "set_language": (A.SetLanguage, "lang", "lang"),
     "start": (A.Start, None, None),

@@ -116,6 +116,24 @@ class Away(Action):
     until: float | str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Gone(Action):
+    """The host marks the seated player `target` as gone for good (left the
+    campaign): away with no end, so the game answers for them. See
+    gameflow.core.away."""
+
+    kind: ClassVar[str] = "gone"
+    target: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NotGone(Action):
+    """The host takes back Gone: `target` answers for themselves again."""
+
+    kind: ClassVar[str] = "not_gone"
+    target: str = ""
+
+
 CORE_ACTIONS: tuple[type[Action], ...] = (
     Join,
     Leave,
@@ -130,4 +148,6 @@ CORE_ACTIONS: tuple[type[Action], ...] = (
     Deadline,
     MoveWindow,
     Away,
+    Gone,
+    NotGone,
 )

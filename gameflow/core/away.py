@@ -21,6 +21,13 @@ offered by `spec()` rather than by `engine.legal()`: `legal()` lists a player's
 game actions, which every keyboard, SMS menu and bot walks as the question to
 answer; being away is no answer to a question. The handler validates against
 `spec()`, the same typed field a channel reads.
+
+The host may mark a seated player as gone for good (#32 item 1: someone who
+left mid-campaign): that is away until `GONE`, a time no game reaches, so every
+game's rules treat them exactly as an away player with no per-game branch. It
+is announced to the table, only the host takes it back (`NotGone`), and the
+player cannot undo it with their own Away. These host actions are offered by
+`engine.legal()` (`gone_specs`), like pause and resume.
 """
 
 from __future__ import annotations
@@ -30,13 +37,14 @@ from typing import Final
 
 from gameflow.core import actions as A
 from gameflow.core.clock import DAY, at, local_day, offset_at
-from gameflow.core.events import Event, tell, to_host
+from gameflow.core.events import Event, announce, changed, tell, to_host
 from gameflow.core.legal import ActionSpec, Field
 from gameflow.core.result import Accepted, Rejected, accepted, reject
 from gameflow.core.state import Game, update
 from gameflow.core.text import N_, msg
 
 MAX_DAYS: Final = 366  # a longer "away" is leaving the game, not a trip
+GONE: Final = 253402300799.0  # 9999-12-31 23:59:59 UTC: away for good (JSON has no infinity)
 
 
 def spec(game: Game, player: str) -> ActionSpec | None:
@@ -113,6 +121,55 @@ def local_text(game: Game, t: float) -> tuple[str, bool]:
     return f"{day} {minutes // 60:02d}:{minutes % 60:02d}", False
 
 
+def gone_players(game: Game) -> tuple[str, ...]:
+    """The seated players the host marked as gone, in seat order."""
+    gone = {who for who, until in game.away if until >= GONE}
+    return tuple(p for p in game.players if p in gone) if gone else ()
+
+
+def gone_specs(game: Game) -> tuple[ActionSpec, ...]:
+    """The host's Gone and NotGone of a running game: whom each may name."""
+    if not game.running:
+        return ()
+    gone = gone_players(game)
+    seated = tuple(p for p in game.players if p not in gone)
+    seq = game.phase.seq
+    specs = [ActionSpec(A.Gone.kind, seq, (Field("target", seated),))] if seated else []
+    if gone:
+        specs.append(ActionSpec(A.NotGone.kind, seq, (Field("target", gone),)))
+    return tuple(specs)
+
+
+def set_gone(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
+    """The host's Gone or NotGone: the player away for good, or back."""
+    assert isinstance(action, A.Gone | A.NotGone)
+    if action.by != game.host:
+        return reject("host_only", N_("Only the host can do that."))
+    if game.over:
+        return reject("over", N_("The game is over."))
+    if not game.running:
+        return reject("not_started", N_("The game has not started yet."))
+    target = action.target
+    if game.seat(target) < 0:
+        return reject("not_in_game", N_("That player is not in this game."))
+    name = game.name_of(target)
+    seq = game.phase.seq
+    others = tuple((w, u) for w, u in game.away if w != target and now < u)
+    was_gone = target in gone_players(game)
+    if isinstance(action, A.NotGone):
+        if not was_gone:
+            return reject("not_gone", N_("{name} is not marked as gone."), name=name)
+        text = msg(
+            N_("The host marked {name} as back: they answer for themselves again."), name=name
+        )
+        return accepted(update(game, away=others), (announce(text, seq), changed()))
+    if was_gone:
+        return reject("gone", N_("{name} is already marked as gone."), name=name)
+    text = msg(N_("The host marked {name} as gone: the game answers for them."), name=name)
+    away = tuple(sorted((*others, (target, GONE))))
+    return accepted(update(game, away=away), (announce(text, seq), changed()))
+
+
 def set_away(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejected:
     """The Away action: mark the player away until an instant, or back."""
     assert isinstance(action, A.Away)
@@ -123,6 +180,8 @@ def set_away(game: Game, action: A.Action, now: float) -> Accepted[Game] | Rejec
         return reject("not_started", N_("The game has not started yet."))
     if spec(game, player) is None:
         return reject("not_in_game", N_("You are not playing in this game."))
+    if player in gone_players(game):
+        return reject("gone_by_host", N_("The host marked you as gone; only the host can undo it."))
     seq = game.phase.seq
     # Entries whose time has passed are dropped on the way: they mean nothing now.
     others = tuple((w, u) for w, u in game.away if w != player and now < u)

@@ -4,8 +4,9 @@ The engine handles what every game shares: the lobby, host controls (pause and
 resume keep the remaining time, advance early once the game says its phase is
 ready, end), deadlines carrying the phase they were armed for, the version bumped on
 every accepted action, the report to the host when a player misses two
-deadlines in a row, the host moving a campaign window (gameflow.core.campaign), and players saying
-they are away (gameflow.core.away). Everything game-specific is delegated to the game's `Rules`.
+deadlines in a row, the host moving a campaign window (gameflow.core.campaign), players saying
+they are away and the host marking one gone for good (gameflow.core.away). Everything
+game-specific is delegated to the game's `Rules`.
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
         if rules.ready(game):
             specs.append(ActionSpec(A.Advance.kind, seq))
         specs.append(ActionSpec(A.End.kind, seq))
+        specs.extend(away.gone_specs(game))
     if player == game.host and not game.over:
         move = campaign.move_spec(game)
         if move is not None:
@@ -455,6 +457,8 @@ _CORE: Final = {
     A.Deadline: _deadline,
     A.MoveWindow: campaign.move_window,
     A.Away: away.set_away,
+    A.Gone: away.set_gone,
+    A.NotGone: away.set_gone,
 }
 
 
