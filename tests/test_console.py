@@ -172,7 +172,7 @@ def test_a_control_that_cannot_apply_is_not_offered_nor_taken(tmp_path: Path) ->
             # a running Station mission: nobody has answered, so no early advance
             game = await made(rt, "station")
             path, html, csrf = await console(c, rt, game)
-            assert set(kinds_of(html)) == {"pause", "end"}, kinds_of(html)
+            assert set(kinds_of(html)) == {"pause", "gone", "end"}, kinds_of(html)
             for kind in ("advance_early", "resume", "start", "set_option", "murder_free"):
                 data = {"csrf": csrf, "rid": f"not-now-{kind}", "kind": kind}
                 r = await c.post(path, data=data, headers=SAME)
@@ -339,5 +339,40 @@ def test_the_game_master_option_is_chosen_in_the_lobby_and_read_by_the_console(
             assert out.accepted
             shown = text_of((await page(c, path_of(await rt.console_link(out.game))))[0])
             assert "keeps no secret view" in shown and "Roles" not in shown
+
+    run(main())
+
+
+def test_the_host_marks_a_player_gone_and_back(tmp_path: Path) -> None:
+    """Issue #32 item 1: a player who left for good. Marked gone through the
+    game service (as /gone does), it is announced to the table; the console
+    then offers to bring them back, and that applies."""
+
+    async def main() -> None:
+        from gameflow.core.away import gone_players
+        from gameflow.core.events import Kind
+        from gameflow.i18n import render
+
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            game = await made(rt, "station")
+            ana = game.players[game.names.index("Ana")]
+            path, html, csrf = await console(c, rt, game)
+            assert "gone" in kinds_of(html) and "not_gone" not in kinds_of(html)
+            assert "Mark a player gone" in text_of(html)
+            out = await rt.service.submit(game.id, A.Gone(HOST, None, ana))
+            assert out.accepted, out.rejected
+            said = [render(e.text, "en") for e in out.events if e.kind == Kind.ANNOUNCE and e.text]
+            assert said == ["The host marked Ana as gone: the game answers for them."]
+            assert gone_players(out.game) == (ana,)
+            html, csrf = await page(c, path)
+            assert "not_gone" in kinds_of(html)
+            form = {"csrf": csrf, "rid": "back-again-1", "kind": "not_gone", "f:target": f'"{ana}"'}
+            r = await c.post(path, data=form, headers=SAME)
+            assert r.json() == {"ok": True, "notice": "Done: Bring a gone player back"}, r.text
+            after = await rt.store.load(game.id)
+            assert after is not None and gone_players(after) == ()
+            html, _ = await page(c, path)
+            assert "not_gone" not in kinds_of(html)
 
     run(main())

@@ -3,7 +3,7 @@ action a submitted control stands for.
 
 Everything comes from `legal(game, host)`, the same list the chat commands
 and keyboards draw from: the core's (start, pause or resume, advance, end,
-removing a lobby player) and the game's own game-master actions
+removing a lobby player, marking a player gone for good or back) and the game's own game-master actions
 (`Rules.host_kinds`). A control without fields is offered only if the core
 would accept it right now (a dry run of `apply`), so "Start" is not offered to
 a lobby too small to start and "End this phase now" only when everyone is
@@ -37,6 +37,8 @@ CORE_KINDS = (
     A.Resume.kind,
     A.Advance.kind,
     A.MoveWindow.kind,
+    A.Gone.kind,
+    A.NotGone.kind,
     A.End.kind,
 )
 FREE_LENGTH = 16  # a free field's words (a clock time) are short
@@ -146,7 +148,7 @@ def controls(game: Game, now: float, lang: str) -> tuple[Control, ...]:
             )
             shown = render(heading, lang) if heading else ""
             choices.append(Choice(f.name, shown, f.many, options, f.free))
-        danger = spec.kind in (A.End.kind, A.Kick.kind)
+        danger = spec.kind in (A.End.kind, A.Kick.kind, A.Gone.kind)
         out.append(Control(spec.kind, spec.phase, name, line, tuple(choices), danger))
     return tuple(out)
 

@@ -77,11 +77,18 @@ TEXTS: dict[str, str] = {
     "end_help": N_("Ends the game for everyone now; nobody wins."),
     "kick": N_("Remove a player"),
     "kick_help": N_("Takes a player out of the lobby before the start."),
+    "gone": N_("Mark a player gone"),
+    "gone_help": N_(
+        "For a player who left for good: the game answers for them, as for someone away."
+    ),
+    "not_gone": N_("Bring a gone player back"),
+    "not_gone_help": N_("The player answers for themselves again."),
     "move_window": N_("Move a daily window"),
     "move_help": N_(
         "Moves one of the campaign's daily times; a phase closing at it now closes at the new time."
     ),
     "field_window": N_("Which window:"),
+    "field_target": N_("Which player:"),
     "field_clock": N_("New time (HH:MM):"),
     "game_help": N_("The game master's action of this game; it applies at once."),
     "yes": N_("yes"),
