@@ -22,9 +22,11 @@ from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, view
 from gameflow.core.result import Accepted
 from gameflow.core.state import HOST_VIEW, Game
+from gameflow.core.text import Msg
 from gameflow.games.werewolf import GAME, WEREWOLF
 from gameflow.games.werewolf.pacing import wolf_count
 from gameflow.games.werewolf.state import NIGHT, VILLAGE, WOLVES, Werewolf
+from gameflow.games.werewolf.texts import QUIET_NIGHT as QUIET
 from gameflow.replay import record, run, setup_game
 
 pytestmark = pytest.mark.werewolf
@@ -226,3 +228,33 @@ def test_random_legal_games_keep_the_invariants(
     options = {"pacing": "fast", "reveal_dead": reveal, "revote": revote, "doctor_repeat": repeat}
     game = random_game(seed, n, options, p_advance)
     assert game.over and game.winner in (VILLAGE, WOLVES)
+
+
+def test_the_reveal_and_the_story_tell_every_secret_at_the_end() -> None:
+    import json
+    from pathlib import Path
+
+    from gameflow.i18n import render
+
+    script = json.loads((Path(__file__).parent / "scenarios" / "werewolf-basic.json").read_text())
+    game, _ = run(script)
+    assert game.over and GAME.reveal is not None and GAME.story is not None
+    lines = [render(m, "en") for m in GAME.reveal(game, False)]
+    assert lines[0] == "Winners: the village."
+    assert "ana: werewolf" in lines and "cy: seer" in lines and "eli: villager" in lines
+    assert "Night 2: the doctor saved dag." in lines
+    brief = [render(m, "nb") for m in GAME.reveal(game, True)]
+    assert "eli: landsbyboer" not in brief and "ana: varulv" in brief
+    story = GAME.story(game)
+    assert story is not None and story.seed == game.seed
+    assert [p.hidden_side for p in story.cast] == [True, True, False, False, False, False, False]
+    first, second = story.chapters
+    assert [render(m, "en") for m in first.secret] == [
+        "The werewolves chose nobody.",
+        "The seer looked at ana.",
+        "The doctor protected gus.",
+    ]
+    assert render(second.public[0], "sr") == render(Msg(QUIET), "sr")
+    assert "The village lynched bo." in [render(m, "en") for m in second.public]
+    running, _ = run({**script, "steps": script["steps"][:5]})
+    assert GAME.story(running) is None and GAME.reveal(running, False) == ()

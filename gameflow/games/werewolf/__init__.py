@@ -98,6 +98,7 @@ GAME: Final = GameDefinition(
     silenced=talk.silenced,
     gm_view=views.gm_view,
     reveal=ending.reveal,
+    story=ending.story,
     simulator=Simulator("6-18", lazy("gameflow.games.werewolf.balance:simulate")),
     lopsided=lazy("gameflow.games.werewolf.balance:lopsided"),
     tv=TvScreen("gameflow.games.werewolf:tv.html", tv.build),
