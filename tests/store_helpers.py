@@ -17,6 +17,7 @@ from gameflow.core.engine import apply, legal, new_game
 from gameflow.core.result import Rejected
 from gameflow.core.state import Game
 from gameflow.replay import parse_step
+from service.ports import GameStore
 
 T0 = 1_800_000_000.0
 HOST = "tg:host"
@@ -58,6 +59,13 @@ def lobby(
     game = new_game(kind, game_id, HOST, seed, lang="en", options=options)
     for i in range(1, n + 1):
         game = ok(apply(game, A.Join(f"p{i}", None, f"P{i}"), T0))
+    return game
+
+
+async def stored(store: GameStore, n: int = 5, **kw: Any) -> Game:
+    """A `lobby` (the same arguments) created in `store`."""
+    game = lobby(n, **kw)
+    await store.create(game)
     return game
 
 

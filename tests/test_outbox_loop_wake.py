@@ -18,7 +18,7 @@ from test_outbox_store import TG, commit, msg
 
 from adapters.outbox_loop import OutboxLoop
 from service.outbox import OutboxEntry
-from tests.store_helpers import lobby, run, store_fixture
+from tests.store_helpers import lobby, run, store_fixture, stored
 
 pytestmark = pytest.mark.outbox
 
@@ -64,8 +64,7 @@ async def until(check: Any, seconds: float = 5.0) -> None:
 def test_a_commit_during_a_batch_is_delivered_right_after_it(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            game = lobby(3)
-            await store.create(game)
+            game = await stored(store, 3)
             loop = Gate(store)
             game = await commit(store, game, [msg("a")])
             loop.start()
@@ -85,8 +84,7 @@ def test_a_commit_during_a_batch_is_delivered_right_after_it(make_store: Any) ->
 def test_a_lone_batch_costs_no_second_look(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            game = lobby(3)
-            await store.create(game)
+            game = await stored(store, 3)
             loop = Gate(store)
             loop.release.set()
             game = await commit(store, game, [msg("a"), msg("b")])

@@ -28,7 +28,7 @@ from gameflow.core.engine import apply
 from gameflow.core.state import Game
 from service.outbox import OutboxMessage
 from service.ports import Status
-from tests.store_helpers import HOST, T0, lobby, ok, one_slot, run, store_fixture
+from tests.store_helpers import HOST, T0, lobby, ok, one_slot, run, store_fixture, stored
 
 pytestmark = [pytest.mark.outbox, pytest.mark.store]
 
@@ -76,8 +76,7 @@ async def drain(store: Any, game_id: str, consumer: str, channel: str = TG) -> l
 def test_messages_are_written_only_by_an_ok_commit(make_store: Any) -> None:
     async def go() -> None:
         async with opened(make_store) as store:
-            game = lobby(3)
-            await store.create(game)
+            game = await stored(store, 3)
             await store.create(game._replace(id="g2"))
             g1 = await commit(store, game, [msg("a"), msg("s1", channel="sms")], key="in:1")
             # Refused commits write nothing: a stale version, a duplicate input
@@ -115,8 +114,7 @@ def test_messages_are_written_only_by_an_ok_commit(make_store: Any) -> None:
 def test_a_key_is_written_once(make_store: Any) -> None:
     async def go() -> None:
         async with opened(make_store) as store:
-            game = lobby(3)
-            await store.create(game)
+            game = await stored(store, 3)
             g1 = await commit(store, game, [msg("card:p1"), msg("card:p2"), msg("card:p1")])
             assert [e.key for e in await store.take(TG, "g1", "c1")] == ["card:p1", "card:p2"]
             assert await store.ack(TG, "g1", "card:p1", {"message_id": 7})
@@ -134,8 +132,7 @@ def test_a_key_is_written_once(make_store: Any) -> None:
 def test_one_batch_at_a_time_in_commit_order(make_store: Any) -> None:
     async def go() -> None:
         async with opened(make_store) as store:
-            game = lobby(3)
-            await store.create(game)
+            game = await stored(store, 3)
             order = []
             for i in range(4):  # four commits, messages to three recipients
                 batch = [msg(f"m{i}.{j}", to=f"p{j % 3}") for j in range(3)]
@@ -238,8 +235,7 @@ def spawn(make: Any, tmp_path: Path, **cfg: Any) -> subprocess.Popen[str]:
 def test_a_killed_consumers_batch_is_claimed_by_another(make_store: Any, tmp_path: Path) -> None:
     async def seed() -> list[str]:
         async with opened(make_store) as store:
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             keys = []
             for i in range(3):
                 batch = [msg(f"card:{i}:p{j}", to=f"p{j}") for j in range(5)]
@@ -284,8 +280,7 @@ def test_a_killed_consumers_batch_is_claimed_by_another(make_store: Any, tmp_pat
 def test_acks_and_holdings_survive_a_restart(make_store: Any) -> None:
     async def go() -> None:
         async with opened(make_store) as store:
-            game = lobby(3)
-            await store.create(game)
+            game = await stored(store, 3)
             await commit(store, game, [msg("a"), msg("b"), msg("c")])
             taken = await store.take(TG, "g1", "old")
             assert await store.ack(TG, "g1", "a", {"message_id": 41, "chat": -100})
@@ -307,8 +302,7 @@ def test_acks_and_holdings_survive_a_restart(make_store: Any) -> None:
 def test_a_renewed_batch_is_not_claimed(make_store: Any) -> None:
     async def go() -> None:
         async with opened(make_store) as store:
-            game = lobby(3)
-            await store.create(game)
+            game = await stored(store, 3)
             await commit(store, game, [msg("a"), msg("b")])
             assert len(await store.take(TG, "g1", "slow", min_idle=1.0)) == 2
             await asyncio.sleep(0.6)
@@ -329,8 +323,7 @@ def test_the_outbox_expires_with_its_game_and_acked_entries_are_trimmed(
 ) -> None:
     async def go() -> None:
         async with opened(make_store, retention=0.6) as store:
-            game = lobby(3)
-            await store.create(game)
+            game = await stored(store, 3)
             await store.create(game._replace(id="g2"))
             g1 = await commit(store, game, [msg("a"), msg("b"), msg("s", channel="sms")])
             await commit(store, game._replace(id="g2"), [msg("keep")])
@@ -403,8 +396,7 @@ def test_a_lost_ready_hint_is_repaired(make_store: Any) -> None:
 
     async def go() -> None:
         async with opened(make_store) as store:
-            game = lobby(3)
-            await store.create(game)
+            game = await stored(store, 3)
             await store.create(game._replace(id="g2"))
             g1 = await commit(store, game, [msg("a")])
             await commit(store, game._replace(id="g2"), [msg("b")])
@@ -445,8 +437,7 @@ def test_the_ack_that_empties_the_outbox_drops_its_ready_hint(make_store: Any) -
 
     async def go() -> None:
         async with opened(make_store) as store:
-            game = lobby(3)
-            await store.create(game)
+            game = await stored(store, 3)
             game = await commit(store, game, [msg("a"), msg("b")])
             assert [e.key for e in await store.take(TG, game.id, "c")] == ["a", "b"]
             assert await store.ack(TG, game.id, "a")

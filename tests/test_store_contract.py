@@ -11,7 +11,7 @@ import pytest
 from gameflow.core import actions as A
 from service.outbox import OutboxMessage
 from service.ports import Status
-from tests.store_helpers import HOST, T0, lobby, run, step, store_fixture
+from tests.store_helpers import HOST, T0, lobby, run, step, store_fixture, stored
 
 pytestmark = pytest.mark.store
 
@@ -38,8 +38,7 @@ def test_create_load_and_initial(make_store: Any) -> None:
 def test_commit_appends_and_saves_only_at_the_expected_version(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             g1, e1 = step(game, A.SetOption(HOST, None, "vote_seconds", 30.0))
             res = await store.commit("g1", game.version, g1, e1)
             assert (res.status, res.version) == (Status.OK, g1.version)
@@ -64,8 +63,7 @@ def test_commit_appends_and_saves_only_at_the_expected_version(make_store: Any) 
 def test_an_idempotency_key_is_applied_once(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             await store.create(game._replace(id="g2"))
             g1, e1 = step(game, A.SetLanguage(HOST, None, "sr"))
             assert await store.applied("g1", "tg:1") is None
@@ -90,8 +88,7 @@ def test_an_idempotency_key_is_applied_once(make_store: Any) -> None:
 def test_idempotency_keys_expire(make_store: Any) -> None:
     async def go() -> None:
         async with make_store(dedupe_ttl=0.2) as store:
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             g1, e1 = step(game, A.SetLanguage(HOST, None, "sr"))
             await store.commit("g1", game.version, g1, e1, "k")
             assert await store.applied("g1", "k") == g1.version
@@ -104,8 +101,7 @@ def test_idempotency_keys_expire(make_store: Any) -> None:
 def test_a_finished_game_leaves_the_directories_and_expires(make_store: Any) -> None:
     async def go() -> None:
         async with make_store(retention=0.5) as store:
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             await store.create(game._replace(id="g2"))
             assert await store.claim_code("ABCD", "g1")
             await store.bind("p1", "g1", "p1")
@@ -181,8 +177,7 @@ def test_identities(make_store: Any) -> None:
 def test_a_commit_binds_its_joins_only_when_it_is_applied(make_store: Any) -> None:
     async def go() -> None:
         async with make_store(retention=60) as store:
-            game = lobby(4)
-            await store.create(game)
+            game = await stored(store, 4)
             await store.bind("p7", "elsewhere", "p7")  # in another game until this join lands
             g1, e1 = step(game, A.Join("p7", None, "P7"))
             # Refused commits bind nobody: a stale version, an unknown game ...
@@ -245,8 +240,7 @@ def test_a_load_with_an_attribute_reads_both(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
             assert await store.load_with("g1", "n") == (None, None)
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             assert await store.load_with("g1", "n") == (game, None)
             await store.set_attr("g1", "n", "7")
             assert await store.load_with("g1", "n") == (game, "7")
@@ -328,8 +322,7 @@ def test_data_survives_reopening_the_store(make_store: Any) -> None:
 def test_log_entries_keep_their_json(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             entry = {"as": "p1", "do": "join", "name": "Đorđe Æøå ✓", "at": 1.5, "x": [1, None]}
             g1 = game._replace(version=game.version + 1)
             await store.commit("g1", game.version, g1, entry)

@@ -14,7 +14,7 @@ from gameflow.core.engine import apply
 from gameflow.core.state import Game
 from scheduler.plan import next_instant
 from service.ports import Due, due_floor
-from tests.store_helpers import HOST, T0, lobby, ok, run, step, store_fixture
+from tests.store_helpers import HOST, T0, lobby, ok, run, step, store_fixture, stored
 
 pytestmark = pytest.mark.store
 
@@ -67,8 +67,7 @@ def test_each_commit_moves_its_index_entry(make_store: Any) -> None:
 def test_an_ended_game_leaves_the_index_and_the_active_set(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             started = await commit(store, game, A.Start(HOST))
             assert [d.game_id for d in await store.due(FAR)] == ["g1"]
             over, entry = step(started, A.End(HOST))
@@ -87,8 +86,7 @@ def test_the_index_orders_many_games_by_instant(make_store: Any) -> None:
         async with make_store() as store:
             wanted = []
             for i, seconds in enumerate((900, 300, 600)):
-                game = lobby(5, game_id=f"g{i}", options={"mission_seconds": seconds})
-                await store.create(game)
+                game = await stored(store, 5, game_id=f"g{i}", options={"mission_seconds": seconds})
                 started = await commit(store, game, A.Start(HOST))
                 wanted.append(Due(game.id, next_instant(started) or 0, started.version))
             got = await store.due(FAR)
@@ -108,8 +106,7 @@ def test_a_worker_killed_right_after_the_commits_store_call(
 
     async def go() -> None:
         async with make_store() as store:
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             started = await commit(store, game, A.Start(HOST))
             before = await store.due(FAR)
             # a host move that brings the deadline nearer: pause late, resume
@@ -170,8 +167,7 @@ def test_sqlite_a_failure_inside_the_commit_moves_neither(
     async def go() -> None:
         store = SqliteStore(str(tmp_path / "g.sqlite3"))
         try:
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             started = await commit(store, game, A.Start(HOST))
             was = await store.due(FAR)
             paused, entry = step(started, A.Pause(HOST), T0 + 5)
@@ -201,8 +197,7 @@ def test_sqlite_a_file_from_before_the_index_gets_it(tmp_path: Any) -> None:
 
     async def make() -> None:
         store = SqliteStore(path)
-        game = lobby(5)
-        await store.create(game)
+        game = await stored(store, 5)
         await commit(store, game, A.Start(HOST))
         await store.close()
 
@@ -228,8 +223,7 @@ def test_sqlite_a_file_from_before_the_index_gets_it(tmp_path: Any) -> None:
 def test_redis_games_from_before_the_index_are_entered_once(make_redis: Any) -> None:
     async def go() -> None:
         async with make_redis() as store:
-            game = lobby(5)
-            await store.create(game)
+            game = await stored(store, 5)
             started = await commit(store, game, A.Start(HOST))
             index, versions, _ = store.due_keys()
             await store.client.delete(index, versions)  # as before the index

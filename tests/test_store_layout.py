@@ -17,7 +17,7 @@ import pytest
 from gameflow.core import actions as A
 from gameflow.core.state import Game
 from service.ports import Status
-from tests.store_helpers import HOST, lobby, run, step, store_fixture
+from tests.store_helpers import HOST, run, step, store_fixture, stored
 
 pytestmark = pytest.mark.store
 
@@ -33,8 +33,7 @@ async def keys_of(store: Any, game_id: str) -> set[str]:
 def test_a_game_keeps_its_keys_and_identities_in_one_hash(make_redis: Any) -> None:
     async def go() -> None:
         async with make_redis() as store:
-            game = lobby(0)
-            await store.create(game)
+            game = await stored(store, 0)
             await store.bind(HOST, "g1", HOST)
             g1, e1 = step(game, A.Join("tg:7", None, "Ann"), key="tg:u1")
             done = await store.commit("g1", game.version, g1, e1, "tg:u1", binds=[("tg:7", "tg:7")])
@@ -67,8 +66,7 @@ def test_a_game_keeps_its_keys_and_identities_in_one_hash(make_redis: Any) -> No
 def test_expired_keys_stop_counting_and_are_dropped(make_redis: Any) -> None:
     async def go() -> None:
         async with make_redis(dedupe_ttl=0.2) as store:
-            game = lobby(2)
-            await store.create(game)
+            game = await stored(store, 2)
             g1, e1 = step(game, A.SetLanguage(HOST, None, "sr"), key="k1")
             assert (await store.commit("g1", game.version, g1, e1, "k1")).status is Status.OK
             await asyncio.sleep(0.35)
@@ -92,8 +90,7 @@ def test_data_from_before_the_layout_is_read_moved_and_dropped(make_redis: Any) 
 
     async def go() -> None:
         async with make_redis() as store:
-            game = lobby(0)
-            await store.create(game)
+            game = await stored(store, 0)
             g1, e1 = step(game, A.Join("tg:1", None, "Ann"), key="tg:u1")
             g2, e2 = step(g1, A.Join("tg:2", None, "Bo"), key="tg:u2")
             g3, e3 = step(g2, A.Join("tg:3", None, "Cy"), key="tg:u3")
