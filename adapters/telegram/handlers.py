@@ -470,6 +470,8 @@ def add_handlers(application: Application[Any, Any, Any, Any, Any, Any], tg: Tel
         "resume": tg.resume,
         "advance": tg.advance,
         "kick": tg.kick,
+        "gone": tg.gone,  # /gone NAME, /back NAME: the host, issue #32
+        "back": tg.gone,
         "end": tg.end,
         "set": tg.set,
         "setup": tg.setup,

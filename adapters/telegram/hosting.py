@@ -222,7 +222,7 @@ class Hosting:
             self.reply(chat, refusal)
         elif outcome.duplicate:
             pass
-        elif isinstance(action, A.SetLanguage | A.Kick):
+        elif isinstance(action, A.SetLanguage | A.Kick | A.Gone | A.NotGone):
             self.reply(chat, render(N_("Done."), outcome.game.lang))
         elif origin is not None and confirmed(outcome.messages):
             pass  # it went out with the commit's news, in one message
@@ -295,12 +295,24 @@ class Hosting:
         await self.host(update, context, make)
 
     async def kick(self, update: Update, context: Context) -> None:
+        await self.on_player(update, context, A.Kick)
+
+    async def gone(self, update: Update, context: Context) -> None:
+        """`/gone NAME`, `/back NAME`: the host marks a player who left for
+        good as gone (the game answers for them), or back (gameflow.core.away)."""
+        text = update.effective_message.text or "" if update.effective_message else ""
+        back = text.casefold().startswith("/back")
+        await self.on_player(update, context, A.NotGone if back else A.Gone)
+
+    async def on_player(
+        self, update: Update, context: Context, cls: type[A.Kick | A.Gone | A.NotGone]
+    ) -> None:
         wanted = " ".join(context.args or []).casefold()
 
         def make(me: str, game: Game) -> A.Action | Msg:
             for player, name in zip(game.players, game.names, strict=True):
                 if name.casefold() == wanted:
-                    return A.Kick(me, None, player)
+                    return cls(me, None, player)
             return msg(N_("Nobody called {name} is in the game."), name=wanted or "?")
 
         await self.host(update, context, make)
