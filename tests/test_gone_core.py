@@ -8,7 +8,7 @@ import pytest
 from station_helpers import HOST, Driver, new, start
 
 from gameflow.core import actions as A
-from gameflow.core.away import GONE, away_seats, gone_players
+from gameflow.core.away import GONE, away_seats, gone_players, gone_specs
 from gameflow.core.clock import DAY
 from gameflow.core.codec import decode_game, encode_game
 from gameflow.core.engine import legal
@@ -74,15 +74,17 @@ def test_the_host_takes_it_back() -> None:
     assert d.game.missed[d.seat("ana")] >= 2  # counted again, as anyone who does not answer
 
 
-def test_legal_offers_gone_and_back_to_the_host_only() -> None:
-    assert not [s for s in legal(Driver(new(5)).game, HOST) if s.kind == A.Gone.kind]
+def test_gone_and_back_are_offered_to_the_host_apart_from_legal() -> None:
+    assert gone_specs(Driver(new(5)).game) == ()
     d = start(5)
-    assert not [s for s in legal(d.game, "bo") if s.kind in (A.Gone.kind, A.NotGone.kind)]
-    kinds = {s.kind: s for s in legal(d.game, HOST)}
+    # not in legal(): nothing that walks the legal actions (menus, bots) takes them
+    for who in (HOST, "bo"):
+        assert not [s for s in legal(d.game, who) if s.kind in (A.Gone.kind, A.NotGone.kind)]
+    kinds = {s.kind: s for s in gone_specs(d.game)}
     assert kinds[A.Gone.kind].options("target") == d.game.players
     assert A.NotGone.kind not in kinds
     d.ok(A.Gone(HOST, None, "ana"))
-    kinds = {s.kind: s for s in legal(d.game, HOST)}
+    kinds = {s.kind: s for s in gone_specs(d.game)}
     assert "ana" not in kinds[A.Gone.kind].options("target")
     assert kinds[A.NotGone.kind].options("target") == ("ana",)
     assert d.now + 100 * 365 * DAY < GONE

@@ -1,7 +1,7 @@
 """The console's controls: the host's actions that can apply now, and the
 action a submitted control stands for.
 
-Everything comes from `legal(game, host)`, the same list the chat commands
+Everything comes from `legal(game, host)` (and `away.gone_specs`), the same list the chat commands
 and keyboards draw from: the core's (start, pause or resume, advance, end,
 removing a lobby player, marking a player gone for good or back) and the game's own game-master actions
 (`Rules.host_kinds`). A control without fields is offered only if the core
@@ -23,6 +23,7 @@ from adapters.console.texts import TEXTS
 from adapters.tv.texts import TEXTS as TV_TEXTS
 from gameflow.core import actions as A
 from gameflow.core import registry
+from gameflow.core.away import gone_specs
 from gameflow.core.engine import apply, legal
 from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.result import Rejected
@@ -98,7 +99,8 @@ def specs_now(game: Game, now: float) -> tuple[ActionSpec, ...]:
     """The host's specs the console offers now."""
     if game.over:
         return ()
-    return tuple(s for s in legal(game, game.host) if _offerable(game, s) and applies(game, s, now))
+    offered = (*legal(game, game.host), *gone_specs(game))  # gone: not in legal(), see away
+    return tuple(s for s in offered if _offerable(game, s) and applies(game, s, now))
 
 
 def value_label(game: Game, field: str, value: Value, lang: str) -> str:

@@ -26,8 +26,10 @@ The host may mark a seated player as gone for good (#32 item 1: someone who
 left mid-campaign): that is away until `GONE`, a time no game reaches, so every
 game's rules treat them exactly as an away player with no per-game branch. It
 is announced to the table, only the host takes it back (`NotGone`), and the
-player cannot undo it with their own Away. These host actions are offered by
-`engine.legal()` (`gone_specs`), like pause and resume.
+player cannot undo it with their own Away. Like Away, these host actions are
+offered by `gone_specs()`, not by `engine.legal()`: the host has chat commands
+for them (/gone, GONE), the console adds them to its controls, and no menu,
+bot or recorded game that walks `legal()` picks them up.
 """
 
 from __future__ import annotations

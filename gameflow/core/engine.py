@@ -104,7 +104,6 @@ def legal(game: Game, player: str) -> tuple[ActionSpec, ...]:
         if rules.ready(game):
             specs.append(ActionSpec(A.Advance.kind, seq))
         specs.append(ActionSpec(A.End.kind, seq))
-        specs.extend(away.gone_specs(game))
     if player == game.host and not game.over:
         move = campaign.move_spec(game)
         if move is not None:
