@@ -14,7 +14,7 @@ import pytest
 from adapters.tv.screens import render_page, render_screen
 from bench import tv_games as demo
 from gameflow.core import actions as A
-from gameflow.core.engine import apply, legal, view
+from gameflow.core.engine import apply, legal, new_game, view
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
 from gameflow.games.werewolf import WEREWOLF
@@ -82,3 +82,76 @@ def test_every_screen_of_a_game_renders_what_is_public(lang: str, n: int, reveal
         if states[-1].rules.roles[s] == "wolf"
     ]
     assert all(f"▲ {w}" in end for w in wolves)
+
+
+# The layout test (tests/test_tv_layout.py) on Werewolf's screens: its
+# measurement, its browser and server, its long names.
+from tests.test_tv_layout import (  # noqa: E402
+    ARTIFACTS,
+    INFO,
+    LONG,
+    MEASURE,
+    VIEWPORTS,
+    browser,
+    each_screen,
+    served,
+)
+
+# 18 long names: the layout test's 15 and three more
+LONG18 = (*LONG, "Svetlana Ćosić", "Åsmund Bråthen", "Radmila Đorđić")
+
+
+def open_frames(page: Any, served: Any, shots: dict[str, Game], prefix: str) -> dict[str, str]:
+    """tests/test_tv_layout.py's open_frames with names for up to 18 players."""
+    server, source, clock = served
+    frames = {}
+    for name, game in shots.items():
+        game = game._replace(id=f"{prefix}-{name}", names=LONG18[: len(game.players)])
+        clock.now = (game.phase.started or demo.EPOCH) + 95
+        frames[name] = render_screen(view(game, None), INFO, clock.now)
+        if name == "lobby":
+            server.publish(game, INFO)
+            page.goto(server.url(server.call(lambda g=game: source.issue(g.id))))
+            page.wait_for_selector("#screen .bar")
+    return frames
+
+
+__all__ = ["browser", "served"]  # the fixtures, used by name
+
+
+def screens(n: int, lang: str) -> dict[str, Game]:
+    """The lobby (everyone joined), one state of every phase, and the end."""
+    states = played(n, f"layout-werewolf-{n}", lang)
+    lobby = new_game("werewolf", "lobby", demo.HOST, "lobby", lang=lang)
+    for i in range(n):
+        joined = apply(lobby, A.Join(f"p{i:02}", None, f"P{i}"), demo.EPOCH)
+        assert isinstance(joined, Accepted)
+        lobby = joined.state
+    out = {"lobby": lobby}
+    for game in states:
+        out.setdefault("end" if game.over else game.phase.name, game)
+    out["end"] = states[-1]
+    return out
+
+
+@pytest.mark.parametrize("lang", ["nb", "sr", "en"])
+@pytest.mark.parametrize("players", [6, 18])
+def test_no_werewolf_screen_is_clipped_or_cut(
+    browser: Any, served: Any, players: int, lang: str
+) -> None:
+    shots = screens(players, lang)
+    assert {"lobby", "night", "day", "vote", "end"} <= set(shots), sorted(shots)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    faults: list[tuple[str, ...]] = []
+    try:
+        frames = open_frames(page, served, shots, f"layout-werewolf-{players}-{lang}")
+        for width, height, name in each_screen(page, frames, VIEWPORTS):
+            found = page.evaluate(MEASURE)
+            where = f"werewolf/{players}/{lang}/{width}x{height}/{name}"
+            faults.extend((where, *map(str, f)) for f in found)
+            if height == 1080:
+                page.screenshot(path=str(ARTIFACTS / f"werewolf-{players}-{lang}-{name}.png"))
+    finally:
+        page.close()
+    assert not faults, "\n".join(" | ".join(f) for f in faults)

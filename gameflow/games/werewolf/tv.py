@@ -87,6 +87,7 @@ def build(view: dict[str, Any], tr: Tr, name_of: Names) -> Context:
             "headline": end_headline(
                 tr, winner, {"village": "ww_village_won", "wolves": "ww_wolves_won"}
             ),
+            "winner": winner or "none",
             "wolves": [p["name"] for p in table if p.get("role") == "wolf"],
             "seed": view.get("seed", ""),
         }
