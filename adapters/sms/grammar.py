@@ -76,6 +76,8 @@ SET = frozenset({"set", "sett", "podesi"})
 # AWAY date (away through that day), AWAY days, AWAY alone (usage); BACK alone.
 AWAY = frozenset({"away", "borte", "bortreist", "odsutan", "odsutna", "odsustvo"})
 BACK = frozenset({"back", "tilbake", "nazad", "vratio", "vratila"})
+# Host: GONE NAME (UTE, OTIŠAO): a player who left for good; the game answers for them.
+GONE = frozenset({"gone", "ute", "otisao", "otisla"})
 # Host, campaign: MOVE window HH:MM (FLYTT, POMERI).
 MOVE = frozenset({"move", "flytt", "pomeri", "pomjeri"})
 CONSOLE = frozenset({"console", "konsoll", "konzola"})  # adapters/sms/console.py
@@ -158,6 +160,8 @@ def parse(body: str) -> Command:
         return Command("away", tuple(rest[:1]))
     if head in BACK and len(words) == 1:
         return Command("back")
+    if head in GONE and len(words) > 1:  # "GONE Ana": the name as written
+        return Command("gone", tuple(body.strip().split(maxsplit=1)[1:]))
     if head in SAY:  # "SAY I trust Bo": the rest of the text as written
         parts = body.strip().split(maxsplit=1)
         return Command("say", (parts[1] if len(parts) > 1 else "",))

@@ -275,6 +275,14 @@ class Gateway(HostReports):
             say.extend(await console_text(self.console_link, cmd.args, game, player))
         elif kind == "move":
             await self._move(sid, cmd, game, player, say)
+        elif kind == "gone":  # GONE NAME: the core refuses a stranger's name or a non-host
+            named = [
+                p
+                for p, n in zip(game.players, game.names, strict=True)
+                if grammar.fold(n) == grammar.fold(cmd.args[0])
+            ]
+            gone = actions.Gone(player, None, named[0] if named else "")
+            await self._submit(sid, game, gone, player, say)
         elif kind in HOST_ACTIONS:
             phase = game.phase.seq if kind == "advance" else None
             await self._submit(sid, game, HOST_ACTIONS[kind](player, phase), player, say)
