@@ -59,14 +59,22 @@ def quiz_game() -> Any:
 
 
 @pytest.fixture
-def quiz_last(monkeypatch: pytest.MonkeyPatch) -> GameDefinition:
+def three_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registry with the three games these texts were written with (Werewolf,
+    issue #34, left out; restored after)."""
+    three = {k: g for k, g in registry._GAMES.items() if k in ("station", "resistance", "traitors")}
+    monkeypatch.setattr(registry, "_GAMES", three)
+
+
+@pytest.fixture
+def quiz_last(three_games: None, monkeypatch: pytest.MonkeyPatch) -> GameDefinition:
     """A fourth game, registered after the three (the registry is restored after)."""
     quiz = quiz_definition()
     monkeypatch.setitem(registry._GAMES, "quiz", quiz)
     return quiz
 
 
-def test_the_three_games_texts_are_as_before() -> None:
+def test_the_three_games_texts_are_as_before(three_games: None) -> None:
     """The templates give the texts the catalogs held before, word for word."""
     assert sms.t(sms.NEW_USAGE, "en") == (
         "Write NEW and the game: STATION, RESISTANCE or TRAITORS."

@@ -49,6 +49,5 @@ WORDS: Final = Words(
         "protect": N_("protect"),
         "lynch": N_("lynch"),
     },
-    none_labels={"target": N_("Nobody")},
     tv_texts=SCREEN_TEXTS,
 )
