@@ -258,3 +258,37 @@ def test_the_reveal_and_the_story_tell_every_secret_at_the_end() -> None:
     assert "The village lynched bo." in [render(m, "en") for m in second.public]
     running, _ = run({**script, "steps": script["steps"][:5]})
     assert GAME.story(running) is None and GAME.reveal(running, False) == ()
+
+
+def test_the_setup_options_and_their_help_as_for_every_game() -> None:
+    """tests/test_setup_balance.py's checks of every option, run on Werewolf."""
+    from tests.test_setup_balance import (
+        test_every_option_has_a_help_line_in_every_language as helped,
+    )
+    from tests.test_setup_balance import (
+        test_every_value_the_setup_shows_is_read_back_as_it_is as read_back,
+    )
+
+    helped("werewolf")
+    read_back("werewolf")
+
+
+def test_no_table_size_is_lopsided_at_the_default_settings() -> None:
+    from gameflow.games.werewolf.balance import VILLAGE_WIN, lopsided
+
+    assert sorted(VILLAGE_WIN) == list(range(6, 19))
+    assert all(35 <= pct <= 65 for pct in VILLAGE_WIN.values())
+    assert all(lopsided(n, {}) is None for n in range(6, 19))
+    assert lopsided(12, {"wolves": 4}) is None  # not measured: no figure
+
+
+def test_simulate_werewolf_prints_the_table_with_no_bot_action_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from gameflow.simulate import main
+
+    assert main("werewolf", "6,12", 20, "t", bots="reasoning") == 0
+    out = capsys.readouterr().out
+    assert "| 6 | 1 | 20 |" in out and "| 12 | 2 | 20 |" in out
+    assert "bot actions refused: 0" in out
+    assert main("werewolf", "6", 10, "t", bots="random") == 0

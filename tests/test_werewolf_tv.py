@@ -59,7 +59,7 @@ def test_every_screen_of_a_game_renders_what_is_public(lang: str, n: int, reveal
     states = played(n, f"tv-{lang}-{n}", lang, reveal_dead=reveal)
     phases = set()
     for game in states:
-        html = render_screen(view(game, None), demo.info())  # type: ignore[arg-type]
+        html = render_screen(view(game, None), demo.info())
         phases.add(game.phase.name)
         st = game.rules
         assert 'class="werewolf' in html
@@ -75,7 +75,7 @@ def test_every_screen_of_a_game_renders_what_is_public(lang: str, n: int, reveal
             shown = st.dead[s] and (game.over or reveal or lynched)
             assert (word in card.lower()) == shown, (name, role, card)
     assert {"night", "day", "vote", "over"} <= phases
-    end = render_page(view(states[-1], None), demo.info(), demo.EPOCH)  # type: ignore[arg-type]
+    end = render_page(view(states[-1], None), demo.info(), demo.EPOCH)
     wolves = [
         game_name
         for s, game_name in enumerate(states[-1].names)

@@ -60,7 +60,21 @@ def simulate(players: str, games: int, seed: str, **kw: Any) -> int:
 LOPSIDED: Final = 65.0
 # The village's win % by table size at the default settings (docs/balance.md:
 # `muldvarp simulate werewolf --games 1000 --seed 1`).
-VILLAGE_WIN: Final[dict[int, float]] = {}
+VILLAGE_WIN: Final[dict[int, float]] = {
+    6: 50.8,
+    7: 49.6,
+    8: 52.0,
+    9: 55.9,
+    10: 42.4,
+    11: 38.2,
+    12: 48.3,
+    13: 41.9,
+    14: 51.9,
+    15: 45.6,
+    16: 47.6,
+    17: 49.9,
+    18: 49.8,
+}
 # Settings the table was measured at; another value has no figure.
 MEASURED: Final = {
     name: DEFAULTS[name] for name in ("wolves", "reveal_dead", "revote", "doctor_repeat")
