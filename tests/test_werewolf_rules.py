@@ -292,3 +292,34 @@ def test_simulate_werewolf_prints_the_table_with_no_bot_action_refused(
     assert "| 6 | 1 | 20 |" in out and "| 12 | 2 | 20 |" in out
     assert "bot actions refused: 0" in out
     assert main("werewolf", "6", 10, "t", bots="random") == 0
+
+
+def test_a_campaign_plays_a_night_and_a_day_per_calendar_day() -> None:
+    """On campaign pacing the night closes at 08:00, the talk at 18:00 and the
+    vote at 21:00 of the game's zone (UTC without a zone table); a game started
+    in the evening plays its first night until the next morning."""
+    from datetime import UTC, datetime
+
+    start = datetime(2026, 3, 2, 19, 30, tzinfo=UTC).timestamp()
+    script = {
+        "game": "werewolf",
+        "players": P7,
+        "seed": 3,
+        "at": start,
+        "options": {"pacing": "campaign", "quiet_hours": ""},
+        "setup": {"roles": ROLES},
+        "steps": [],
+    }
+
+    def clock(game: Game) -> str:
+        assert game.phase.deadline is not None
+        return datetime.fromtimestamp(game.phase.deadline, UTC).strftime("%d %H:%M")
+
+    game, _ = run(script)
+    assert (game.phase.name, clock(game)) == ("night", "03 08:00")
+    game, _ = run({**script, "steps": [ADV]})
+    assert (game.phase.name, clock(game)) == ("day", "03 18:00")
+    game, _ = run({**script, "steps": [ADV, ADV]})
+    assert (game.phase.name, clock(game)) == ("vote", "03 21:00")
+    game, _ = run({**script, "steps": [ADV, ADV, ADV]})
+    assert (game.phase.name, clock(game)) == ("night", "04 08:00")
