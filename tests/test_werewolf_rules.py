@@ -323,3 +323,21 @@ def test_a_campaign_plays_a_night_and_a_day_per_calendar_day() -> None:
     assert (game.phase.name, clock(game)) == ("vote", "03 21:00")
     game, _ = run({**script, "steps": [ADV, ADV, ADV]})
     assert (game.phase.name, clock(game)) == ("night", "04 08:00")
+
+
+def test_the_pack_talks_privately_at_night_only_and_the_dead_not_at_all() -> None:
+    assert GAME.team is not None and GAME.silenced is not None
+    game, _ = play([])
+    assert game.phase.name == NIGHT
+    assert GAME.team(game, "ana") == ("ana", "bo") and GAME.team(game, "bo") == ("bo", "ana")
+    assert GAME.team(game, "cy") == () and not GAME.silenced(game, "ana")
+    day, _ = play([*night({"ana": "eli", "bo": "eli"}, "ana", "gus"), ADV])
+    assert day.phase.name == "day" and GAME.team(day, "ana") == ()
+    assert GAME.silenced(day, "eli") and not GAME.silenced(day, "fia")
+    off, _ = play([], team_talk=False)
+    assert GAME.team(off, "ana") == ()
+    steps = [*night({"ana": None, "bo": None}, "ana", "gus"), ADV, ADV]
+    steps += [*lynch(ana="cy", bo="cy", cy="ana", dag="ana", eli="ana", fia="ana", gus="ana"), ADV]
+    later, _ = play(steps)
+    assert later.phase.name == NIGHT and GAME.team(later, "bo") == ("bo",)
+    assert GAME.team(later, "ana") == () and GAME.silenced(later, "ana")
