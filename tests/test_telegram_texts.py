@@ -14,7 +14,6 @@ from __future__ import annotations
 import random
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,13 +29,14 @@ from gameflow.core.question import Question, asked
 from gameflow.core.result import Accepted
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
+from gameflow.i18n import DOMAINS
+from gameflow.i18n.catalogs import po_path
 from gameflow.replay import parse_step
 from tests.play_helpers import random_walk
 from tests.test_telegram_table import RAW
 
 pytestmark = pytest.mark.telegram
 
-LOCALES = Path(__file__).resolve().parent.parent / "gameflow" / "i18n" / "locales"
 NAMES = ("Ana", "Bo", "Cy", "Dag", "Eli", "Fred", "Gro", "Hal", "Ida", "Jon")
 GAMES: list[tuple[str, int, dict[str, Any], dict[str, Any]]] = [
     ("station", 7, {}, {}),
@@ -56,7 +56,10 @@ WORD = re.compile(r"[A-Za-zÆØÅæøåČĆŽŠĐčćžšđ]{4,}")
 def words(lang: str, side: str) -> frozenset[str]:
     """The words of every catalog's msgids (side "id", from en) or msgstrs."""
     found: set[str] = set()
-    for path in (LOCALES / lang / "LC_MESSAGES").glob("*.po"):
+    for domain in DOMAINS:
+        path = po_path(domain, lang)
+        if not path.is_file():
+            continue
         with path.open("rb") as f:
             for m in read_po(f, locale=lang):
                 texts = m.id if side == "id" else m.string

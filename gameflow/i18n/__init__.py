@@ -1,7 +1,9 @@
 """Rendering translatable messages in nb, sr and en.
 
 The catalogs are gettext `.po` files, one per domain (`core`, and one per game),
-under `locales/<lang>/LC_MESSAGES/<domain>.po`, maintained with Babel
+under `locales/<lang>/LC_MESSAGES/<domain>.po`: the core's and the channels' in
+this package, each game's in its own package (`gameflow/games/<game>/locales`,
+so a new game brings its texts with it), maintained with Babel
 (`python -m gameflow.i18n.catalogs update`, see docs/translating.md). One file per domain lets each
 game keep its own texts. They are compiled in memory on first use, so the package
 ships plain text and needs no build step. Rendering is pure apart from reading the
@@ -46,7 +48,16 @@ def _is_package(folder: Traversable) -> bool:
 
 
 # The core's, the games', then the adapters' domains.
-DOMAINS: Final = ("core", *game_domains(), "chat", "tv", "telegram", "sms", "console", "story")
+GAME_DOMAINS: Final = game_domains()
+DOMAINS: Final = ("core", *GAME_DOMAINS, "chat", "tv", "telegram", "sms", "console", "story")
+
+
+def po_file(domain: str, lang: str) -> Traversable:
+    """Where the catalog of `domain` in `lang` is: a game's in its package."""
+    tail = f"locales/{lang}/LC_MESSAGES/{domain}.po"
+    if domain in GAME_DOMAINS:
+        return resources.files("gameflow.games").joinpath(f"{domain}/{tail}")
+    return resources.files(__package__).joinpath(tail)
 
 
 @cache
@@ -55,9 +66,8 @@ def catalog(lang: str) -> gettext.NullTranslations:
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}")
     chain: gettext.NullTranslations = gettext.NullTranslations()
-    folder = resources.files(__package__).joinpath(f"locales/{lang}/LC_MESSAGES")
     for domain in reversed(DOMAINS):
-        path = folder.joinpath(f"{domain}.po")
+        path = po_file(domain, lang)
         if not path.is_file():
             continue
         with path.open("rb") as f:

@@ -32,12 +32,13 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_file
 from babel.messages.pofile import read_po, write_po
 
-from gameflow.i18n import DOMAINS, LANGUAGES, game_domains
+from gameflow.i18n import DOMAINS, GAME_DOMAINS, LANGUAGES, game_domains
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 """The repository root: `DOMAIN_SOURCES` folders are relative to it."""
 
 LOCALES: Final = Path(__file__).resolve().parent / "locales"
+GAMES: Final = Path(__file__).resolve().parent.parent / "games"  # each game's own catalogs
 
 KEYWORDS: dict[str, tuple[int, ...] | None] = {"N_": None, "nmsg": (1, 2)}
 """Babel keyword specs: `N_(msgid)` and `nmsg(singular, plural, n, ...)`."""
@@ -177,11 +178,17 @@ def extract(domain: str, root: Path = ROOT) -> dict[str, Extracted]:
     return extract_files(source_files(domain, root), root)
 
 
-def po_path(domain: str, lang: str, locales: Path = LOCALES) -> Path:
+def po_path(domain: str, lang: str, locales: Path | None = None) -> Path:
+    """The catalog file of `domain` in `lang`: the project's own (a game's in
+    its package, the rest under gameflow/i18n/locales), or, given `locales`,
+    the one in that folder."""
+    if locales is None:
+        base = GAMES / domain / "locales" if domain in GAME_DOMAINS else LOCALES
+        return base / lang / "LC_MESSAGES" / f"{domain}.po"
     return locales / lang / "LC_MESSAGES" / f"{domain}.po"
 
 
-def load(domain: str, lang: str, locales: Path = LOCALES) -> Catalog | None:
+def load(domain: str, lang: str, locales: Path | None = None) -> Catalog | None:
     """The catalog of `domain` in `lang`, or None if it has no file yet."""
     path = po_path(domain, lang, locales)
     if not path.is_file():
@@ -274,7 +281,7 @@ def update(
     domains: Sequence[str] = DOMAINS,
     languages: Sequence[str] = LANGUAGES,
     root: Path = ROOT,
-    locales: Path = LOCALES,
+    locales: Path | None = None,
 ) -> list[Change]:
     """Bring every catalog of `domains` in step with the source.
 
