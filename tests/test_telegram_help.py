@@ -43,7 +43,7 @@ def test_help_and_puzzled_replies_say_what_the_sender_can_do(tmp_path: Path) -> 
             await h.command(21, "Zed", "/help")
             assert api.texts(21)[-1].splitlines() == [
                 "You are not in a game. What you can do:",
-                "/new station, /new resistance or /new traitors: host a new game.",
+                "/new station, /new resistance, /new traitors or /new werewolf: host a new game.",
                 "/join CODE: join a game (or tap the link its host shares).",
                 "/help: this list.",
             ]
