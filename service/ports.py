@@ -230,6 +230,21 @@ class GameStore(OutboxStore, Protocol):
         loses one worker's change to another's."""
         ...
 
+    async def swap_attr_and_append(
+        self,
+        game_id: str,
+        name: str,
+        old: str | None,
+        new: str,
+        messages: Sequence[OutboxMessage],
+    ) -> bool:
+        """`swap_attr(game_id, name, old, new)` and, if it holds,
+        `append_outbox(game_id, messages)` in one atomic step: both or
+        neither (issue #33: a talk line's record and its messages land
+        together, whatever dies in between). False, writing nothing, as
+        `swap_attr` is False."""
+        ...
+
     async def ack_and_swap(
         self,
         channel: str,

@@ -18,15 +18,16 @@ question; SMS: `SAY ...`) goes through `say()`:
    white space collapsed), held to `MAX_LINE` characters, and flood control
    applies per player (`BURST` lines in `WINDOW` seconds earns a warning,
    then escalating mutes, `MUTES`);
-3. the decision is committed: the game's talk record (the store attribute
-   `ATTR`: flood counters, who turned talk texts off, and the inbound keys
-   recently seen with whom each line went to) is swapped atomically
-   (compare and set, so two workers never lose each other's counts), and
-   then one outbox message per recipient is appended, keyed by the inbound
-   message's id. A redelivered update or webhook finds its key in the
-   record and appends the same messages again, which the outbox skips (its
-   keys are written once): each line reaches each recipient once, also when
-   a worker died between the two steps (the redelivery completes it).
+3. the decision is committed in one atomic step
+   (`GameStore.swap_attr_and_append`): the game's talk record (the store
+   attribute `ATTR`: flood counters, who turned talk texts off, and the
+   inbound keys recently seen with whom each line went to) is swapped by
+   compare and set (so two workers never lose each other's counts)
+   together with one outbox message per recipient, keyed by the inbound
+   message's id: a worker that dies leaves both or neither. A redelivered
+   update or webhook finds its key in the record and appends the same
+   messages again, which the outbox skips (its keys are written once), so
+   each line reaches each recipient once.
 
 Who hears it is named by the bot with the speaker's game name, never a
 name taken from the text. Each channel renders its own recipients (a
@@ -281,7 +282,7 @@ async def say(
     """Relay one line of `player` in `game` (as loaded now), at most once
     per inbound `key`, to their team alone with `team_only`; see the module
     doc. `store` is the game store
-    (service/ports.py: `get_attr`, `swap_attr`, `append_outbox`)."""
+    (service/ports.py: `get_attr`, `swap_attr_and_append`, `append_outbox`)."""
     text = tidy(raw)
     for _ in range(TRIES):
         raw_rec = await store.get_attr(game.id, ATTR)
@@ -306,12 +307,17 @@ async def say(
         else:
             reply = flood(rec, player, now)
         _remember(rec, key, to, team, reply)
-        if not await store.swap_attr(game.id, ATTR, raw_rec, json.dumps(rec)):
+        out = (
+            []
+            if reply is not None
+            else messages(talkers, game, _line(game, player, text, team), to, key, team, off)
+        )
+        # the record and the line's messages in one atomic step: both or neither
+        if not await store.swap_attr_and_append(game.id, ATTR, raw_rec, json.dumps(rec), out):
             continue  # another worker's line got in first: count again
         if reply is not None:
             return Said(REFUSED, reply)
-        line = _line(game, player, text, team)
-        await _append(store, talkers, game.id, messages(talkers, game, line, to, key, team, off))
+        _wake(talkers, game.id, out)
         return Said(SENT, to=to, team=team)
     raise RuntimeError(f"{game.id}: talk record contended {TRIES} times")
 
@@ -331,6 +337,11 @@ async def _append(
 ) -> None:
     if out:
         await store.append_outbox(game_id, out)
+        _wake(talkers, game_id, out)
+
+
+def _wake(talkers: Sequence[Talker], game_id: str, out: list[OutboxMessage]) -> None:
+    if out:
         for t in talkers:
             t.wake(game_id)
 

@@ -4,9 +4,11 @@ store and a real Redis alike: whatever the service relies on must hold for both.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from typing import Any
 
 import pytest
+import redis
 
 from gameflow.core import actions as A
 from service.outbox import OutboxMessage
@@ -337,5 +339,58 @@ def test_bad_game_ids_are_refused(make_store: Any) -> None:
             for bad in ("", "a}b", "a{b", "x" * 65, "a b"):
                 with pytest.raises(ValueError):
                     await store.create(lobby(5, game_id=bad))
+
+    run(go())
+
+
+def test_a_swap_and_an_append_in_one_step(make_store: Any) -> None:
+    """What a talk line commits (GameStore.swap_attr_and_append, issue #33):
+    the attribute and the messages both, or neither: when the swap's old
+    value is gone, when the game is, and when writing the messages fails
+    inside the step."""
+
+    async def go() -> None:
+        async with make_store() as store:
+            await store.create(lobby(5))
+            first = [OutboxMessage("sms", k, {"body": k}) for k in ("a", "b")]
+            assert await store.swap_attr_and_append("g1", "n", None, "1", first) is True
+            assert await store.get_attr("g1", "n") == "1"
+            batch = await store.take("sms", "g1", "w1", min_idle=60)
+            assert [e.key for e in batch] == ["a", "b"]
+            assert await store.outbox_ready("sms") == ["g1"]
+            # the swap fails: no message either
+            late = [OutboxMessage("sms", "c", {"body": "c"})]
+            assert await store.swap_attr_and_append("g1", "n", None, "2", late) is False
+            assert await store.swap_attr_and_append("g1", "n", "9", "2", late) is False
+            assert await store.get_attr("g1", "n") == "1"
+            again = await store.take("sms", "g1", "w1", min_idle=0)
+            assert [e.key for e in again] == ["a", "b"]
+            # keys written once: a repeat swaps and skips them; no messages: a plain swap
+            assert await store.swap_attr_and_append("g1", "n", "1", "2", first) is True
+            assert await store.swap_attr_and_append("g1", "n", "2", "3", []) is True
+            assert await store.get_attr("g1", "n") == "3"
+            assert len(await store.take("sms", "g1", "w1", min_idle=0)) == 2
+            assert await store.swap_attr_and_append("nowhere", "n", None, "1", late) is False
+            assert await store.get_attr("nowhere", "n") is None
+            assert await store.outbox_ready("sms") == ["g1"]
+
+            # writing the messages fails inside the step: the attribute stays
+            await store.create(lobby(5, game_id="g2"))
+            if make_store.kind == "sqlite":
+                from adapters.store import sqlite_outbox
+
+                def broken(*args: Any) -> int:
+                    raise sqlite3.OperationalError("disk I/O error")
+
+                with pytest.MonkeyPatch.context() as mp:
+                    mp.setattr(sqlite_outbox, "write", broken)
+                    with pytest.raises(sqlite3.OperationalError):
+                        await store.swap_attr_and_append("g2", "n", None, "1", late)
+            else:  # the stream's key of another type: the script fails at its XADD
+                await store.client.set(store._stream("g2", "sms"), "not a stream")
+                with pytest.raises(redis.ResponseError):
+                    await store.swap_attr_and_append("g2", "n", None, "1", late)
+            assert await store.get_attr("g2", "n") is None
+            assert await store.swap_attr("g2", "n", None, "1") is True  # as it was
 
     run(go())

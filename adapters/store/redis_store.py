@@ -158,6 +158,25 @@ return {{ack({{KEYS[2], KEYS[3], KEYS[4]}}, {{ARGV[5], ARGV[6], ARGV[7]}}),
         swap({{KEYS[1]}}, {{ARGV[1], ARGV[2], ARGV[3], ARGV[4]}})}}
 """
 
+# The attribute swap and the outbox's append in one script: the swap's check,
+# then the messages, then the new value last (Redis keeps a failed script's
+# earlier writes: a failure among the messages leaves the attribute as it was).
+# KEYS: the game's hash, then the outbox keys (redis_outbox.LUA from KEYS[2]).
+# ARGV: the swap's four (field, unset flag, old, new), then the outbox args.
+_SWAP_APPEND = (
+    redis_outbox.LUA
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[2] == '1' then
+  if cur then return 0 end
+elseif cur ~= ARGV[3] then return 0 end
+outbox(2, 5, 0)
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+return 1
+"""
+)
+
 _DELETE_IF = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -202,6 +221,7 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentitie
         self._delete_if = client.register_script(_DELETE_IF)
         self._swap_attr = client.register_script(_SWAP_ATTR)
         self._ack_swap = client.register_script(_ACK_SWAP)
+        self._swap_append = client.register_script(_SWAP_APPEND)
         # game -> (snapshot text, its state) last committed or decoded here
         self._decoded: LRUCache[str, tuple[str, Game]] = LRUCache(maxsize=DECODED_REMEMBERED)
         self._init_outbox()
@@ -437,6 +457,25 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentitie
             keys=[self._game(game_id), *keys], args=[*_swap_args(name, old, new), *args]
         )
         return int(acked) == 1, int(swapped) == 1
+
+    async def swap_attr_and_append(
+        self,
+        game_id: str,
+        name: str,
+        old: str | None,
+        new: str,
+        messages: Sequence[OutboxMessage],
+    ) -> bool:
+        keys, args, later = self.outbox_parts(game_id, messages)
+        bumps = await self.flag_before(game_id, later)  # a Cluster: hints before and after
+        swapped = await self._swap_append(
+            keys=[self._game(game_id), *keys], args=[*_swap_args(name, old, new), *args]
+        )
+        if later:
+            async with self.client.pipeline(transaction=False) as pipe:
+                self.flag_after(pipe, game_id, later, bumps, landed=int(swapped) == 1)
+                await pipe.execute()
+        return int(swapped) == 1
 
     async def get_attr(self, game_id: str, name: str) -> str | None:
         value = await self.client.hget(self._game(game_id), "attr:" + name)

@@ -359,6 +359,18 @@ class SqliteStore(SqliteOutbox):
         return await self._run(go)
 
     async def swap_attr(self, game_id: str, name: str, old: str | None, new: str) -> bool:
+        return await self.swap_attr_and_append(game_id, name, old, new, ())
+
+    async def swap_attr_and_append(
+        self,
+        game_id: str,
+        name: str,
+        old: str | None,
+        new: str,
+        messages: Sequence[OutboxMessage],
+    ) -> bool:
+        fresh = sqlite_outbox.rows(messages)
+
         def go(db: sqlite3.Connection) -> bool:
             with tx(db):
                 if self._live(db, game_id) is None:
@@ -369,6 +381,7 @@ class SqliteStore(SqliteOutbox):
                     "INSERT OR REPLACE INTO attrs (game, name, value) VALUES (?, ?, ?)",
                     (game_id, name, new),
                 )
+                sqlite_outbox.write(db, game_id, fresh)  # the same transaction
                 return True
 
         return await self._run(go)
