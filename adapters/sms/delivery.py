@@ -1,8 +1,10 @@
 """SMS delivery from the durable outbox: any worker texts what any commit decided.
 
 A text is acked with Twilio's SID once Twilio took it, one by one and in
-order, so a worker's death loses none and can duplicate only the text in
-flight. What needs I/O is read here, not in the commit: the number and STOP
+order, so a worker's death loses none. Nor does it double the text in
+flight: its outbox key and time are recorded before Twilio gets it, and the
+worker that takes the batch over looks that text up at Twilio (issue #33:
+Twilio's API has no idempotency key) and acks it instead of sending it again. What needs I/O is read here, not in the commit: the number and STOP
 (a number changed or a STOP texted meanwhile is honoured), and the status
 page's link. The record of the menu last texted is written just before the
 text that carries it, so an answer never meets an older record. A campaign's
@@ -12,6 +14,7 @@ into digests (adapters/sms/digest.py).
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from collections.abc import Callable, Iterable
@@ -37,6 +40,7 @@ log = logging.getLogger(__name__)
 
 # An entry's ack not made yet: (its key, the result to keep), or None.
 Unacked = tuple[str, dict[str, Any]] | None
+ATTEMPT = "sms_attempt"  # the game's text in flight: [outbox key, time begun], JSON
 FRESH = 0.25  # seconds a batch's read of numbers and STOPs holds for its next text
 
 
@@ -165,7 +169,7 @@ class Delivery(OutboxLoop):
             if bodies:
                 secret = any(bool(e.payload.get("secret")) for e in entries)
                 texts = split("\n".join(bodies))
-                result = await self._text(game_id, player, texts, secret, numbers)
+                result = await self._text(game_id, player, texts, secret, numbers, entries[0])
             for e in entries:
                 await self.store.ack(CHANNEL, game_id, e.key, result)
 
@@ -176,25 +180,52 @@ class Delivery(OutboxLoop):
         return numbers
 
     async def _text(
-        self, game_id: str, player: str, chunks: list[str], secret: bool, numbers: Numbers
+        self,
+        game_id: str,
+        player: str,
+        chunks: list[str],
+        secret: bool,
+        numbers: Numbers,
+        entry: OutboxEntry | None = None,
     ) -> dict[str, Any]:
         """`chunks` to `player`, in order; the ack's result (the last SID).
         The number and STOP as `numbers` has them (read again if that read
         is stale: a STOP or a new number since counts); opted out (or no
-        number): skipped, the lines not sent anywhere else."""
+        number): skipped, the lines not sent anywhere else. For `entry`, the
+        attempt is recorded first, and a text a dead worker left in doubt is
+        looked for at Twilio (`_attempt`): found, it is not sent again."""
         phone = await numbers.phone(player)
         if phone is None:
             self.skipped += 1
             return {"skipped": True}
+        since = await self._attempt(game_id, entry) if entry is not None else None
         result: dict[str, Any] = {}
         for chunk in chunks:
-            sent = await self.sender.deliver(OutMessage(phone, chunk, game_id, player, secret))
+            m = OutMessage(phone, chunk, game_id, player, secret)
+            found = await self.sender.taken_since(m, since) if since is not None else None
+            if found is not None:  # a dead worker's text Twilio has: not sent again
+                result = {"sid": found}
+                continue
+            sent = await self.sender.deliver(m)
             if sent.sid is None:
                 result = {"failed": sent.error}
             else:
                 self.delivered += 1
                 result = {"sid": sent.sid}
         return result
+
+    async def _attempt(self, game_id: str, e: OutboxEntry) -> float | None:
+        """Record durably, before Twilio has it, that `e`'s text goes now (its
+        key and time: the game's attribute `ATTEMPT`); or, when `e` was taken
+        from a dead worker that had recorded it (in doubt: Twilio may have
+        it), that attempt's time, the record kept as it is."""
+        if e.attempts > 1:
+            raw = await self.store.get_attr(game_id, ATTEMPT)
+            held = json.loads(raw) if raw else None
+            if isinstance(held, list) and len(held) == 2 and held[0] == e.key:
+                return float(held[1])
+        await self.store.set_attr(game_id, ATTEMPT, json.dumps([e.key, self.sender.wall()]))
+        return None
 
     async def _link(self, game_id: str) -> str:
         """A status-page link for the game ('' without a TV or a game)."""
@@ -243,7 +274,7 @@ class Delivery(OutboxLoop):
         await self._settle(e.game_id, unacked)
         if body:
             secret = bool(p.get("secret"))
-            result = await self._text(e.game_id, player, [str(body)], secret, numbers)
+            result = await self._text(e.game_id, player, [str(body)], secret, numbers, e)
         return e.key, result
 
     def _acking(self, game_id: str, unacked: tuple[str, dict[str, Any]]) -> Swap | None:

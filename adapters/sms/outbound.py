@@ -331,6 +331,34 @@ class TwilioSender:
         is recorded under its own SID). None when there is none, or when the
         lookup fails too (then the text is sent again: a possible duplicate
         beats a lost text)."""
+        for message in await self._look(m, began):
+            if await self.directory.sent(str(message.sid)) is None:
+                log.info("Twilio took a text whose answer timed out; not sent again")
+                return message
+        return None
+
+    async def taken_since(self, m: OutMessage, since: float) -> str | None:
+        """A worker that died with `m` in doubt (adapters/sms/delivery.py): the
+        SID of a message Twilio made of it (this number and body, created
+        since `since`, the attempt's start, less `LOOKUP_SKEW`), recorded in
+        the directory if the dead worker had not; None when there is none or
+        the lookup fails (then it is sent again). A SID the directory knows
+        counts too: the worker may have died between recording and acking."""
+        for message in await self._look(m, since):
+            sid = str(message.sid)
+            if await self.directory.sent(sid) is None:
+                status = str(message.status)
+                await self.directory.record_sent(
+                    sid, m.to, m.player, m.game, m.secret, status, self.wall()
+                )
+            self.recovered += 1
+            log.info("Twilio took a text a dead worker sent; not sent again")
+            return sid
+        return None
+
+    async def _look(self, m: OutMessage, began: float) -> list[Any]:
+        """The newest messages to `m`'s number from our sender with its body,
+        created since `began` (less `LOOKUP_SKEW`); none if the lookup fails."""
         query: dict[str, Any] = {"to": m.to, "limit": LOOKUP_PAGE, "page_size": LOOKUP_PAGE}
         if not self.settings.messaging_service_sid:
             query["from_"] = self.settings.from_number
@@ -341,17 +369,15 @@ class TwilioSender:
         try:
             found = await self._there(look)
         except Exception as exc:
-            log.warning("Twilio: could not check for a timed-out text (%s)", type(exc).__name__)
-            return None
+            log.warning("Twilio: could not check for a text in doubt (%s)", type(exc).__name__)
+            return []
+        out = []
         for message in found:
             created = getattr(message, "date_created", None)
             when = created.timestamp() if created is not None else None
-            if message.body != m.body or (when is not None and when < began - LOOKUP_SKEW):
-                continue
-            if await self.directory.sent(str(message.sid)) is None:
-                log.info("Twilio took a text whose answer timed out; not sent again")
-                return message
-        return None
+            if message.body == m.body and (when is None or when >= began - LOOKUP_SKEW):
+                out.append(message)
+        return out
 
     async def _refused(self, m: OutMessage, error: str) -> Sent:
         sid = f"failed:{m.to}:{self.wall()}"
