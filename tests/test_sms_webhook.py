@@ -232,7 +232,7 @@ def test_unparseable_texts_get_a_reply_saying_what_was_expected(
             ("", "JOIN code name"),
             ("JOIN", "JOIN, the game code and your name"),
             ("JOIN ZZZZ Ana", "No game has the code ZZZZ"),
-            ("NEW chess", "STATION, RESISTANCE or TRAITORS"),
+            ("NEW chess", "STATION, RESISTANCE, TRAITORS or WEREWOLF"),
         ]:
             await w.text(stranger, text)
             assert expected in w.last(stranger), (text, w.last(stranger))
