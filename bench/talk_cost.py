@@ -6,9 +6,12 @@ the game service, the SMS talker and the SMS delivery (the store, outbox and
 digests as `muldvarp serve` runs them; Twilio replaced by a counter): each
 player says a seeded random number of lines of 20 to 120 characters, in
 bursts of conversation between 08:00 and 22:45, and the digests' timers are
-the sweep's, run every 5 minutes of the day. Counted: the talk texts and
-their segments each player receives that day, and the next morning's first
-digest (what the day's cap held back), for a moderate and a chatty table.
+the sweep's, run every 5 minutes of the day and of the next morning until
+no line waits. Counted: the talk texts and their segments each player
+receives that day, the next morning's texts (what the day's cap and quiet
+hours held back: a digest drops no line, the rest wait for the next one),
+and how long a line waits from being said to being texted (worst, and the
+worst of the lines texted the same day), for a moderate and a chatty table.
 
     .venv/bin/python bench/talk_cost.py [--seed 1]
 
@@ -170,15 +173,23 @@ async def day(seed: int, lines_each: float, every: float, per_day: int) -> dict[
             await delivery.drain()
         day_end = clock.now
         clock.now = datetime(2027, 1, 13, 7, 5, tzinfo=ZONE).timestamp()
-        await delivery.digests.sweep()
+        for _ in range(int(12 * 3600 / TICK)):  # the next morning, until no line waits
+            if not await delivery.digests.sweep():
+                break
+            await delivery.drain()
+            clock.now += TICK
+        else:
+            raise AssertionError("lines still waiting the next afternoon")
         await delivery.drain()
         await delivery.digests.stop()
         await directory.close()
         await store.close()
 
     per: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    texted: dict[str, list[float]] = defaultdict(list)  # a recipient's lines' times
     for t, m in counter.sent:
         row = per[m.to]
+        texted[m.to] += [t for x in m.body.splitlines() if not x.startswith("(")]
         if t <= day_end:
             row[0] += 1
             row[1] += segments(m.body)
@@ -187,7 +198,16 @@ async def day(seed: int, lines_each: float, every: float, per_day: int) -> dict[
             row[2] += 1
             row[3] += segments(m.body)
     rows = [per[f"+47912400{i:02d}"] for i in range(len(NAMES))]
-    return {"lines": said, "rows": rows}
+    # each recipient gets the others' lines in the order said: pair them up
+    waits: list[float] = []
+    same_day: list[float] = []
+    for i in range(len(NAMES)):
+        owed = [at for at, who, _ in events if who != i]
+        got = texted[f"+47912400{i:02d}"]
+        assert len(got) == len(owed), (i, len(got), len(owed))  # every line, once
+        waits += [b - a for a, b in zip(owed, got, strict=True)]
+        same_day += [b - a for a, b in zip(owed, got, strict=True) if b <= day_end]
+    return {"lines": said, "rows": rows, "wait": max(waits), "same_day": max(same_day)}
 
 
 def show(label: str, result: dict[str, Any]) -> str:
@@ -200,7 +220,9 @@ def show(label: str, result: dict[str, Any]) -> str:
         f"{label:<44} lines {result['lines']:>3}  texts/player {statistics.mean(texts):5.1f}"
         f" (max {max(texts):>3})  segments/player {statistics.mean(segs):5.1f}"
         f" (max {max(segs):>3})  lines shown {statistics.mean(shown):5.1f}"
-        f"  next morning {statistics.mean(held):3.1f} text"
+        f"  next morning {statistics.mean(held):3.1f} texts"
+        f"  worst wait {result['wait'] / 60:5.0f} min"
+        f" (same day {result['same_day'] / 60:4.0f} min)"
     )
 
 

@@ -1,7 +1,8 @@
 """SMS talk digests (issue #33, adapters/sms/digest.py): a campaign's talk
 reaches an SMS player as at most one text every `talk_digest_every`
-seconds and `talk_texts_per_day` a day, never in quiet hours, each line in
-exactly one digest (or counted in one as left out), also across a restart.
+seconds and `talk_texts_per_day` a day, never in quiet hours, and every
+line texted exactly once, in order, also across a restart: a digest carries
+the oldest lines that fit and the rest wait for the next one.
 
 The day is played through the wire formats (tests/talk_table.py: Telegram
 updates to the fake Bot API, signed Twilio webhooks to the fake Twilio) under
@@ -11,7 +12,6 @@ worker runs at start and every few minutes), called at each step."""
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -37,7 +37,7 @@ EVERY = 1800.0
 CAP = 5
 STEP = 420.0  # a line every 7 minutes, from 12:00 on day 15 to 12:00 on day 16
 NOTE = re.compile(r"^(\w+): note (\d+)$")
-LEFT_OUT = re.compile(r"^\((\d+) earlier lines? not texted\)$")
+MORE = re.compile(r"^\(\+(\d+) more lines? in the next text\)$")
 
 
 def test_a_campaign_day_of_digests(tmp_path: Path, fake: FakeTwilio) -> None:
@@ -50,6 +50,7 @@ def test_a_campaign_day_of_digests(tmp_path: Path, fake: FakeTwilio) -> None:
             assert digest.digesting(game)
             speakers: list[tuple[str, Any]] = [*(("tg", u) for u in TG), *(("sms", p) for p in SMS)]
             said: list[tuple[str, int]] = []  # (speaker's name, note number)
+            said_at: list[float] = []
             texts_at: dict[str, list[tuple[float, str]]] = {p: [] for p in SMS}
             seen = {p: len(fake.to(p)) for p in SMS}
             n = 0
@@ -65,6 +66,7 @@ def test_a_campaign_day_of_digests(tmp_path: Path, fake: FakeTwilio) -> None:
                     else:
                         await t.text(str(who), f"SAY note {n}")
                         said.append((SMS[str(who)], n))
+                    said_at.append(t.clock.now)
                     n += 1
                 if not restarted and t.clock.now >= oslo(15, 17):
                     # a worker restarts: its timers and memory are gone, the
@@ -87,12 +89,18 @@ def test_a_campaign_day_of_digests(tmp_path: Path, fake: FakeTwilio) -> None:
             for p in SMS:
                 rec = digest.load(await t.store.get_attr(t.game_id, digest.ATTR))
                 assert rec["q"][sms_id(p)], p  # held: the cap was reached
+            # then every digest the backlog takes, a gap apart
             t.clock.now = oslo(17, 7)
-            await t.sms.delivery.digests.sweep()
-            await t.settle()
-            for p in SMS:
-                new = fake.to(p)[seen[p] :]
-                texts_at[p] += [(t.clock.now, body) for body in new if "note " in body]
+            for _ in range(CAP):
+                await t.sms.delivery.digests.sweep()
+                await t.settle()
+                for p in SMS:
+                    new = fake.to(p)[seen[p] :]
+                    seen[p] = len(fake.to(p))
+                    texts_at[p] += [(t.clock.now, body) for body in new if "note " in body]
+                t.clock.now += EVERY
+            rec = digest.load(await t.store.get_attr(t.game_id, digest.ATTR))
+            assert not digest.waiting(rec), rec.get("q")
 
             for p, name in SMS.items():
                 times = [at for at, _ in texts_at[p]]
@@ -102,21 +110,27 @@ def test_a_campaign_day_of_digests(tmp_path: Path, fake: FakeTwilio) -> None:
                 # at most CAP a local day
                 days = Counter(int((at - oslo(15, 0)) // 86400) for at in times)
                 assert days and max(days.values()) <= CAP, days
-                # every line of the others exactly once: shown, or counted left out
-                shown: list[tuple[str, int]] = []
-                left_out = 0
-                for _, body in texts_at[p]:
-                    for line in body.splitlines():
-                        if m := NOTE.match(line):
-                            shown.append((m[1], int(m[2])))
-                        elif m := LEFT_OUT.match(line):
-                            left_out += int(m[1])
-                        else:
-                            raise AssertionError(f"not a talk line: {line!r}")
+                # every line of the others texted exactly once, in order; a
+                # digest that leaves lines waiting says how many, rightly
+                texted: list[tuple[str, int]] = []
+                for at, body in texts_at[p]:
+                    lines = body.splitlines()
+                    if m := MORE.match(lines[-1]):
+                        lines.pop()
+                        waiting = int(m[1])
+                    else:
+                        waiting = 0
+                    for line in lines:
+                        m = NOTE.match(line)
+                        assert m, f"not a talk line: {line!r}"
+                        texted.append((m[1], int(m[2])))
+                    owed_now = [
+                        s for s, t0 in zip(said, said_at, strict=True) if s[0] != name and t0 <= at
+                    ]
+                    assert waiting == len(owed_now) - len(texted), (p, at, waiting)
                 owed = [s for s in said if s[0] != name]
-                assert len(shown) == len(set(shown)), p
-                assert set(shown) <= set(owed), p
-                assert len(shown) + left_out == len(owed), (p, len(shown), left_out)
+                assert texted == owed, (p, len(texted), len(owed))
+                assert any(MORE.match(b.splitlines()[-1]) for _, b in texts_at[p]), p
                 assert len(times) < len(owed) / 3  # digests: far fewer texts than lines
             # Telegram players get every line of the others at once, once
             for uid, name in TG.items():
@@ -187,42 +201,74 @@ def test_queued_lines_outlive_a_restart_and_a_crash_after_the_swap(
     run(main())
 
 
-def test_a_digest_keeps_the_latest_lines_that_fit_one_text() -> None:
-    lines = [f"Player{i}: " + "x" * 60 for i in range(12)]
-    body = digest.body_of(lines, 3, "en", False)
-    first, *kept = body.splitlines()
-    assert kept == lines[-len(kept) :] and 0 < len(kept) < len(lines)
-    assert first == f"({len(lines) - len(kept) + 3} earlier lines not texted)"
+def test_a_digest_carries_the_oldest_lines_that_fit_and_counts_the_rest() -> None:
     from adapters.sms.segments import segments
 
+    lines = [f"Player{i}: " + "x" * 60 for i in range(12)]
+    body, taken = digest.body_of(lines, "en", False)
+    *carried, last = body.splitlines()
+    assert carried == lines[:taken] and 0 < taken < len(lines)
+    assert last == f"(+{len(lines) - taken} more lines in the next text)"
     assert segments(body) <= 3
-    assert digest.body_of(["Ana: hi"], 0, "nb", False) == "Ana: hi"
-    one = digest.body_of(["Ana: hi", "Bo: yo"], 1, "nb", False)
-    assert one.splitlines()[0] != "(1 earlier line not texted)"  # Norwegian
+    # one line more would not fit
+    assert segments("\n".join(lines[: taken + 1])) > 3 or taken + 1 == len(lines)
+    assert digest.body_of(["Ana: hi"], "nb", False) == ("Ana: hi", 1)
+    assert digest.body_of(["Ana: hi", "Bo: yo"], "en", False) == ("Ana: hi\nBo: yo", 2)
+    long = ["Ana: " + "y" * 600, "Bo: yo"]
+    body, taken = digest.body_of(long, "nb", False)  # a line too long alone still goes
+    assert taken == 1 and body.splitlines()[0] == long[0]
+    assert body.splitlines()[-1] != "(+1 more line in the next text)"  # Norwegian
 
 
-def test_the_record_stays_small_and_counts_what_it_let_go() -> None:
-    """A day of a chatty table queued for 8 players and never sent: the
-    record holds about one digest's lines a player and a bounded set of
-    keys, and counts every line it let go."""
+def test_a_digest_takes_its_lines_off_the_queue_and_leaves_the_rest() -> None:
+    """A long backlog goes out over several digests, a gap apart, each
+    line once and in order; none is dropped from the record."""
+    from gameflow.core.campaign import fit
+
     rec: dict[str, Any] = {}
-    players = [f"sms:{i}" for i in range(8)]
-    n = 0
-    for k in range(400):
-        batch = [entry(p, f"t:sms:SM{k:032x}:{p}:0", f"Kari: {'x' * 80} {k}") for p in players]
-        n += digest.queue(rec, batch)
+    players = [f"sms:{i}" for i in range(3)]
+    for k in range(120):
+        batch = [entry(p, f"t:{k}:{p}:0", f"Kari: {'x' * 80} {k}") for p in players]
+        assert digest.queue(rec, batch) == 3
         assert digest.queue(rec, batch) == 0  # handed out again: queued once
-    assert n == 400 * 8
+    assert all(len(rec["q"][p]) == 120 for p in players)
+    game = _campaign_game()
+    now = fit(game, oslo(15, 12))
+    texted: dict[str, list[str]] = {p: [] for p in players}
+    times: list[float] = []
+    while digest.waiting(rec):
+        at = min(digest.next_time(game, rec, p, now) for p in digest.waiting(rec))
+        assert at >= now
+        now = at
+        made = digest.make(game, rec, now, False)
+        assert made
+        times.append(now)
+        for player, _, body, _ in made:
+            lines = body.splitlines()
+            if MORE.match(lines[-1]):
+                assert int(MORE.match(lines[-1])[1]) == len(rec["q"][player])  # type: ignore[index]
+                lines.pop()
+            texted[player] += lines
     for p in players:
-        kept = len(rec["q"][p])
-        assert kept + rec["dropped"][p] == 400 and 0 < kept < 20
-        assert rec["q"][p][-1][0].endswith(" 399")  # the latest kept
-    assert len(json.dumps(rec)) < 40_000
+        assert texted[p] == [f"Kari: {'x' * 80} {k}" for k in range(120)]
+    assert all(b - a >= digest.every(game) for a, b in itertools.pairwise(times))
+    assert not any(quiet_ahead(game, at).inside for at in times)
+    days = Counter(int((at - oslo(15, 0)) // 86400) for at in times)
+    assert max(days.values()) <= digest.per_day(game) and len(days) > 1
     # a line split over two texts comes back as one
     digest.queue(
         rec, [entry("sms:9", "t:a:sms:9:0", "Bo: one"), entry("sms:9", "t:a:sms:9:1", "two")]
     )
     assert rec["q"]["sms:9"] == [["Bo: one two", False]]
+
+
+def _campaign_game() -> Any:
+    """A running campaign game in Oslo at the defaults (gap, cap, quiet hours)."""
+    from tests.campaign_helpers import started
+
+    game, _ = started("traitors", "Europe/Oslo", oslo(15, 12), players=6)
+    assert digest.digesting(game)
+    return game
 
 
 make_store = store_fixture()

@@ -16,8 +16,9 @@ the record first (`out`, with the recipient's next digest number, so its
 outbox key is fixed) and appended to the outbox after the swap; every later
 flush appends the record's `out` again before it swaps it away (the outbox
 keeps a key once), so a worker that dies between the swap and the append
-loses no digest. A digest holds the latest lines that fit in one text
-(MAX_SEGMENTS), after a line that counts the earlier ones left out.
+loses no digest. A digest holds the oldest queued lines that fit in one
+text (MAX_SEGMENTS), in order, and a last line counting those still waiting;
+they stay queued for the next digest, so no line is ever dropped.
 
 What wakes a flush: every talk entry sifted, a timer of the worker that
 queued the lines (at the first recipient's next time), and a sweep of every
@@ -50,9 +51,6 @@ from service.ports import GameStore
 log = logging.getLogger(__name__)
 
 ATTR: Final = "sms_digest"  # the game's digest record (GameStore.swap_attr), JSON
-# Characters of queued lines kept a recipient: more than one digest holds
-# (MAX_SEGMENTS); older lines are counted, not kept, so the record stays small.
-MAX_QUEUED: Final = 1500
 # Talk entries queued lately, by a short hash of their outbox key: an entry
 # handed out again (its worker died before the acks) is queued once; it comes
 # back in the next batch, and a batch holds at most MAX_BATCH entries.
@@ -79,8 +77,8 @@ def digesting(game: Game) -> bool:
     return is_campaign(game) and bool(game.zone) and every(game) > 0
 
 
-def earlier(n: int) -> Msg:
-    return nmsg("({n} earlier line not texted)", "({n} earlier lines not texted)", n)
+def more(n: int) -> Msg:
+    return nmsg("(+{n} more line in the next text)", "(+{n} more lines in the next text)", n)
 
 
 def load(raw: str | None) -> dict[str, Any]:
@@ -112,10 +110,6 @@ def queue(rec: dict[str, Any], entries: Sequence[OutboxEntry]) -> int:
             q[-1][0] += " " + body  # the rest of a line split at the last one's end
         else:
             q.append([body, bool(e.payload.get("secret"))])
-        while len(q) > 1 and sum(len(line) for line, _ in q) > MAX_QUEUED:
-            del q[0]
-            dropped = rec.setdefault("dropped", {})
-            dropped[player] = int(dropped.get(player, 0)) + 1
     del keys[:-KEEP_KEYS]
     return new
 
@@ -141,38 +135,42 @@ def waiting(rec: dict[str, Any]) -> list[str]:
     return sorted(p for p, q in rec.get("q", {}).items() if q)
 
 
-def body_of(lines: Sequence[str], dropped: int, lang: str, sr_latin: bool) -> str:
-    """One text of the latest `lines` that fit MAX_SEGMENTS, after a line
-    counting those left out (and `dropped` before them), when any are."""
-    kept: list[str] = []
-    for line in reversed(lines):
-        left = len(lines) - len(kept) - 1 + dropped
-        head = [prepare(render(earlier(left), lang), lang, sr_latin)] if left else []
-        if kept and segments("\n".join([*head, line, *kept])) > MAX_SEGMENTS:
+def body_of(lines: Sequence[str], lang: str, sr_latin: bool) -> tuple[str, int]:
+    """One text of the oldest `lines` that fit MAX_SEGMENTS (at least one),
+    in order, with a last line counting those left for the next text; the
+    text and how many lines it carries."""
+    taken = 1
+    while taken < len(lines):
+        left = len(lines) - taken - 1
+        tail = [prepare(render(more(left), lang), lang, sr_latin)] if left else []
+        if segments("\n".join([*lines[: taken + 1], *tail])) > MAX_SEGMENTS:
             break
-        kept.insert(0, line)
-    left = len(lines) - len(kept) + dropped
-    head = [prepare(render(earlier(left), lang), lang, sr_latin)] if left else []
-    return "\n".join([*head, *kept])
+        taken += 1
+    left = len(lines) - taken
+    tail = [prepare(render(more(left), lang), lang, sr_latin)] if left else []
+    return "\n".join([*lines[:taken], *tail]), taken
 
 
 def make(game: Game, rec: dict[str, Any], now: float, sr_latin: bool) -> list[list[Any]]:
-    """The digests due at `now` (changed in `rec`: queues emptied, times,
-    counts and numbers moved on); each [player, number, body, secret]."""
+    """The digests due at `now` (changed in `rec`: the lines texted taken off
+    the queues, the rest left for the next digest; times, counts and numbers
+    moved on); each [player, number, body, secret]."""
     made: list[list[Any]] = []
     for player in waiting(rec):
         if next_time(game, rec, player, now) > now:
             continue
-        q = rec["q"].pop(player)
-        dropped = int(rec.get("dropped", {}).pop(player, 0))
+        q = rec["q"][player]
         n = int(rec.setdefault("n", {}).get(player, 0)) + 1
         rec["n"][player] = n
         rec.setdefault("last", {})[player] = now
         today = local_day(game.zone, now)
         day, count = rec.setdefault("day", {}).get(player, [None, 0])
         rec["day"][player] = [today, int(count) + 1 if day == today else 1]
-        body = body_of([str(line) for line, _ in q], dropped, game.lang, sr_latin)
-        made.append([player, n, body, any(bool(s) for _, s in q)])
+        body, taken = body_of([str(line) for line, _ in q], game.lang, sr_latin)
+        made.append([player, n, body, any(bool(s) for _, s in q[:taken])])
+        del q[:taken]
+        if not q:
+            del rec["q"][player]
     return made
 
 
