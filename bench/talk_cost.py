@@ -89,6 +89,7 @@ class Counter:
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
+        self.wall = clock  # the delivery records an attempt's time by the sender's clock
         self.sent: list[tuple[float, OutMessage]] = []
 
     async def deliver(self, m: OutMessage) -> Sent:
