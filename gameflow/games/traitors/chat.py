@@ -28,10 +28,10 @@ MAX_CHAT: Final = 4 * MAX_TEXT
 def team(game: Game, player: str) -> tuple[str, ...]:
     """The traitors' private talk as `player` may join it now: every active
     traitor, `player` first; () when `player` is none of them or it is day."""
-    st: Traitors = game.rules
-    s = game.seat(player)
     if not game.running or game.phase.name not in NIGHT_PHASES:
         return ()
+    st: Traitors = game.rules  # dealt: the game runs (the compiled core checks the type)
+    s = game.seat(player)
     if s < 0 or not st.active(s) or st.role[s] != TRAITOR:
         return ()
     return (player, *(game.players[t] for t in st.traitors() if t != s))
@@ -39,9 +39,11 @@ def team(game: Game, player: str) -> tuple[str, ...]:
 
 def silenced(game: Game, player: str) -> bool:
     """Whether a seated player is out of the game's talk (murdered, banished)."""
-    st: Traitors = game.rules
+    if not game.running:
+        return False
+    st: Traitors = game.rules  # dealt: the game runs (the compiled core checks the type)
     s = game.seat(player)
-    return s >= 0 and game.running and not st.active(s)
+    return s >= 0 and not st.active(s)
 
 
 def table_talk(game: Game) -> bool:
