@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Final
 
 from gameflow.core.definition import Chapter, Part, Story
+from gameflow.core.ending import Winners, names, sides
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Item, Msg, msg, nmsg
 from gameflow.games.resistance.cards import KEEPING_CLOSE_EYE, OPEN_UP, OVERHEARD_CONVERSATION
@@ -30,17 +31,15 @@ from gameflow.games.resistance.state import (
 )
 from gameflow.games.resistance.texts import TEAM_TEXT, card_name, mission_card
 
-_WINNER: Final = {
-    RESISTANCE: N_("Winners: the resistance."),
-    SPIES: N_("Winners: the spies."),
-}
-_NO_WINNER: Final = N_("The host ended the game: no side won.")
-_BRIEF: Final = {
-    RESISTANCE: N_("The resistance won. Spies: {names}; the rest were the resistance."),
-    SPIES: N_("The spies won: {names}; the rest were the resistance."),
-}
-_BRIEF_NO_WINNER: Final = N_("No side won. Spies: {names}; the rest were the resistance.")
-_NOBODY: Final = msg(N_("nobody"))
+_WINNERS: Final = Winners(
+    won={RESISTANCE: N_("Winners: the resistance."), SPIES: N_("Winners: the spies.")},
+    none=N_("The host ended the game: no side won."),
+    brief={
+        RESISTANCE: N_("The resistance won. Spies: {names}; the rest were the resistance."),
+        SPIES: N_("The spies won: {names}; the rest were the resistance."),
+    },
+    brief_none=N_("No side won. Spies: {names}; the rest were the resistance."),
+)
 # Plot cards whose play names its target only to the players involved: the
 # reveal tells what they showed, from what the players learned.
 _SECRET_PLAYS: Final = frozenset({KEEPING_CLOSE_EYE, OVERHEARD_CONVERSATION, OPEN_UP})
@@ -54,21 +53,12 @@ def reveal(game: Game, brief: bool) -> tuple[Msg, ...]:
     return _brief(game, st) if brief else _full(game, st)
 
 
-def _names(game: Game, seats: list[int] | tuple[int, ...]) -> tuple[Item, ...]:
-    return tuple(game.names[s] for s in seats) if seats else (_NOBODY,)
-
-
-def _sides(game: Game, st: Resistance) -> tuple[list[int], list[int]]:
-    seats = range(len(game.players))
-    return [s for s in seats if not st.spy[s]], [s for s in seats if st.spy[s]]
-
-
 def _full(game: Game, st: Resistance) -> tuple[Msg, ...]:
-    good, spies = _sides(game, st)
+    good, spies = sides(st.spy)
     lines = [
-        msg(_WINNER[game.winner]) if game.winner in _WINNER else msg(_NO_WINNER),
-        msg(N_("The resistance: {names}."), names=_names(game, good)),
-        msg(N_("The spies: {names}."), names=_names(game, spies)),
+        _WINNERS.head(game),
+        msg(N_("The resistance: {names}."), names=names(game, good)),
+        msg(N_("The spies: {names}."), names=names(game, spies)),
     ]
     plots = _plots(game, st)
     for rec in st.results:
@@ -83,7 +73,7 @@ def _full(game: Game, st: Resistance) -> tuple[Msg, ...]:
 def _mission(game: Game, rec: MissionRecord) -> Msg:
     """One mission: its team, its result, and who played Fail."""
     if rec.failed_by:
-        fails = msg(N_("Fail played by {names}"), names=_names(game, rec.failed_by))
+        fails = msg(N_("Fail played by {names}"), names=names(game, rec.failed_by))
     elif rec.fails:  # a game saved before the record kept who played it
         fails = nmsg("{n} fail card", "{n} fail cards", rec.fails)
     else:
@@ -93,7 +83,7 @@ def _mission(game: Game, rec: MissionRecord) -> Msg:
         if rec.success
         else N_("Mission {mission} ({team}) failed; {fails}."),
         mission=rec.mission,
-        team=_names(game, rec.team),
+        team=names(game, rec.team),
         fails=fails,
     )
 
@@ -159,9 +149,8 @@ def _plot_line(mission: int, items: list[Item]) -> Msg:
 
 
 def _brief(game: Game, st: Resistance) -> tuple[Msg, ...]:
-    _, spies = _sides(game, st)
-    head = _BRIEF.get(game.winner or "", _BRIEF_NO_WINNER)
-    lines = [msg(head, names=_names(game, spies))]
+    _, spies = sides(st.spy)
+    lines = [_WINNERS.brief_head(game, spies)]
     failed: dict[int, list[int]] = {}
     for rec in st.results:
         for s in rec.failed_by:
@@ -194,7 +183,7 @@ def story(game: Game) -> Story | None:
     chapters = []
     for rec in st.results:
         m = rec.mission
-        secret = [msg(N_("Fail played by {names}"), names=_names(game, rec.failed_by))]
+        secret = [msg(N_("Fail played by {names}"), names=names(game, rec.failed_by))]
         if not rec.failed_by:
             secret = [] if not rec.fails else [nmsg("{n} fail card", "{n} fail cards", rec.fails)]
         secret.extend(item for at, item in learned if at == m)
@@ -211,7 +200,7 @@ def story(game: Game) -> Story | None:
                 if rec.success
                 else N_("Mission {mission} ({team}) failed; {fails}."),
                 mission=m,
-                team=_names(game, rec.team),
+                team=names(game, rec.team),
                 fails=fails,
             )
         )
@@ -233,9 +222,9 @@ def _proposed(game: Game, rec: TeamVote) -> Msg:
     line = msg(
         text,
         leader=game.names[rec.leader],
-        team=_names(game, rec.team),
-        yes=_names(game, yes),
-        no=_names(game, no),
+        team=names(game, rec.team),
+        yes=names(game, yes),
+        no=names(game, no),
     )
     if rec.vetoed_by == NOBODY:
         return line

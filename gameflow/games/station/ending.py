@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Final
 
 from gameflow.core.definition import Chapter, Part, Story
+from gameflow.core.ending import NOBODY as _NOBODY
+from gameflow.core.ending import Winners, names, sides
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Item, Msg, msg
 from gameflow.games.station.state import (
@@ -27,17 +29,15 @@ from gameflow.games.station.state import (
     Station,
 )
 
-_WINNER: Final = {
-    LOYAL: N_("Winners: the loyal crew."),
-    INFILTRATORS: N_("Winners: the infiltrators."),
-}
-_NO_WINNER: Final = N_("The host ended the game: no team won.")
-_BRIEF: Final = {
-    LOYAL: N_("The loyal crew won. Infiltrators: {names}; the rest were loyal."),
-    INFILTRATORS: N_("The infiltrators won: {names}; the rest were loyal."),
-}
-_BRIEF_NO_WINNER: Final = N_("No team won. Infiltrators: {names}; the rest were loyal.")
-_NOBODY: Final = msg(N_("nobody"))
+_WINNERS: Final = Winners(
+    won={LOYAL: N_("Winners: the loyal crew."), INFILTRATORS: N_("Winners: the infiltrators.")},
+    none=N_("The host ended the game: no team won."),
+    brief={
+        LOYAL: N_("The loyal crew won. Infiltrators: {names}; the rest were loyal."),
+        INFILTRATORS: N_("The infiltrators won: {names}; the rest were loyal."),
+    },
+    brief_none=N_("No team won. Infiltrators: {names}; the rest were loyal."),
+)
 # What one SMS may hold of the brief: 3 segments of 153 GSM-7 characters, less
 # the end screen's link line under it (adapters/status_link.py: its words, at most
 # 53 characters in sr, and a link of about 75: a base address and a 43-character token).
@@ -58,20 +58,11 @@ def reveal(game: Game, brief: bool) -> tuple[Msg, ...]:
     return _brief(game, st) if brief else _full(game, st)
 
 
-def _names(game: Game, seats: list[int]) -> tuple[Item, ...]:
-    return tuple(game.names[s] for s in seats) if seats else (_NOBODY,)
-
-
-def _teams(game: Game, st: Station) -> tuple[list[int], list[int]]:
-    seats = range(len(game.players))
-    return [s for s in seats if not st.infiltrator[s]], [s for s in seats if st.infiltrator[s]]
-
-
 def _full(game: Game, st: Station) -> tuple[Msg, ...]:
-    loyal, bad = _teams(game, st)
+    loyal, bad = sides(st.infiltrator)
     cfg = st.config
     lines = [
-        msg(_WINNER[game.winner]) if game.winner in _WINNER else msg(_NO_WINNER),
+        _WINNERS.head(game),
         msg(
             N_("Parts sent: {parts} of {target}. Damage: {damage} of {limit}."),
             parts=st.parts,
@@ -79,8 +70,8 @@ def _full(game: Game, st: Station) -> tuple[Msg, ...]:
             damage=st.damage,
             limit=cfg.limit,
         ),
-        msg(N_("The loyal crew: {names}."), names=_names(game, loyal)),
-        msg(N_("The infiltrators: {names}."), names=_names(game, bad)),
+        msg(N_("The loyal crew: {names}."), names=names(game, loyal)),
+        msg(N_("The infiltrators: {names}."), names=names(game, bad)),
     ]
     lines.extend(_round(game, rec, cfg.rounds) for rec in st.history)
     lines.append(msg(N_("Fair deal: seed {seed}"), seed=game.seed))
@@ -147,9 +138,8 @@ def _brief(game: Game, st: Station) -> tuple[Msg, ...]:
     """The winners and the infiltrators; who sabotaged in which rounds; the
     traps set, as far as the text stays within one SMS beside the link; the seed."""
     name = game.names
-    _, bad = _teams(game, st)
-    head = _BRIEF.get(game.winner or "", _BRIEF_NO_WINNER)
-    lines = [msg(head, names=_names(game, bad))]
+    _, bad = sides(st.infiltrator)
+    lines = [_WINNERS.brief_head(game, bad)]
     sabotage: dict[int, list[int]] = {}
     traps: list[Item] = []
     more = _TRAPS
