@@ -169,14 +169,16 @@ def each_screen(
             yield width, height, name
 
 
-def open_frames(page: Any, served: Any, shots: dict[str, Game], prefix: str) -> dict[str, str]:
+def open_frames(
+    page: Any, served: Any, shots: dict[str, Game], prefix: str, names: Sequence[str] = LONG
+) -> dict[str, str]:
     """Open the lobby's page as a screen opens the link, and render every
-    screen (long names) as the live page's event stream would bring it, for
+    screen (long `names`) as the live page's event stream would bring it, for
     `SWAP`. Returns the screens' HTML by name."""
     server, source, clock = served
     frames = {}
     for name, game in shots.items():
-        game = long_names(game._replace(id=f"{prefix}-{name}"))
+        game = game._replace(id=f"{prefix}-{name}", names=tuple(names[: len(game.players)]))
         clock.now = (game.phase.started or demo.EPOCH) + 95
         frames[name] = render_screen(view(game, None), INFO, clock.now)
         if name == "lobby":
@@ -186,26 +188,36 @@ def open_frames(page: Any, served: Any, shots: dict[str, Game], prefix: str) -> 
     return frames
 
 
-@every_table
-def test_nothing_is_clipped_or_cut(
-    browser: Any, served: Any, kind: str, players: int, lang: str
-) -> None:
-    shots = all_screens(kind, players, lang)
+def layout_faults(
+    browser: Any, served: Any, shots: dict[str, Game], table: str, names: Sequence[str] = LONG
+) -> list[tuple[str, ...]]:
+    """`MEASURE` on every screen of `shots` at each of `VIEWPORTS`: the faults,
+    each led by where it was found (`table`, e.g. "station/5/nb", the size and
+    the screen). Screenshots at 1920x1080 go to ARTIFACTS for review."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    label = table.replace("/", "-")
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     faults: list[tuple[str, ...]] = []
     try:
         # The page itself once (served as a TV opens it); every other screen
         # as the live page gets it: the event stream's HTML swapped into
         # #screen, exactly what tv.js does on each event.
-        frames = open_frames(page, served, shots, f"layout-{kind}-{players}-{lang}")
+        frames = open_frames(page, served, shots, f"layout-{label}", names)
         for width, height, name in each_screen(page, frames, VIEWPORTS):
             found = page.evaluate(MEASURE)
-            where = f"{kind}/{players}/{lang}/{width}x{height}/{name}"
+            where = f"{table}/{width}x{height}/{name}"
             faults.extend((where, *map(str, f)) for f in found)
             if height == 1080:
-                shot = ARTIFACTS / f"{kind}-{players}-{lang}-{name}.png"
-                page.screenshot(path=str(shot))
+                page.screenshot(path=str(ARTIFACTS / f"{label}-{name}.png"))
     finally:
         page.close()
+    return faults
+
+
+@every_table
+def test_nothing_is_clipped_or_cut(
+    browser: Any, served: Any, kind: str, players: int, lang: str
+) -> None:
+    shots = all_screens(kind, players, lang)
+    faults = layout_faults(browser, served, shots, f"{kind}/{players}/{lang}")
     assert not faults, "\n".join(" | ".join(f) for f in faults)

@@ -86,35 +86,10 @@ def test_every_screen_of_a_game_renders_what_is_public(lang: str, n: int, reveal
 
 # The layout test (tests/test_tv_layout.py) on Werewolf's screens: its
 # measurement, its browser and server, its long names.
-from tests.test_tv_layout import (  # noqa: E402
-    ARTIFACTS,
-    INFO,
-    LONG,
-    MEASURE,
-    VIEWPORTS,
-    browser,
-    each_screen,
-    served,
-)
+from tests.test_tv_layout import LONG, browser, layout_faults, served  # noqa: E402
 
 # 18 long names: the layout test's 15 and three more
 LONG18 = (*LONG, "Svetlana Ćosić", "Åsmund Bråthen", "Radmila Đorđić")
-
-
-def open_frames(page: Any, served: Any, shots: dict[str, Game], prefix: str) -> dict[str, str]:
-    """tests/test_tv_layout.py's open_frames with names for up to 18 players."""
-    server, source, clock = served
-    frames = {}
-    for name, game in shots.items():
-        game = game._replace(id=f"{prefix}-{name}", names=LONG18[: len(game.players)])
-        clock.now = (game.phase.started or demo.EPOCH) + 95
-        frames[name] = render_screen(view(game, None), INFO, clock.now)
-        if name == "lobby":
-            server.publish(game, INFO)
-            page.goto(server.url(server.call(lambda g=game: source.issue(g.id))))
-            page.wait_for_selector("#screen .bar")
-    return frames
-
 
 __all__ = ["browser", "served"]  # the fixtures, used by name
 
@@ -141,17 +116,5 @@ def test_no_werewolf_screen_is_clipped_or_cut(
 ) -> None:
     shots = screens(players, lang)
     assert {"lobby", "night", "day", "vote", "end"} <= set(shots), sorted(shots)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
-    faults: list[tuple[str, ...]] = []
-    try:
-        frames = open_frames(page, served, shots, f"layout-werewolf-{players}-{lang}")
-        for width, height, name in each_screen(page, frames, VIEWPORTS):
-            found = page.evaluate(MEASURE)
-            where = f"werewolf/{players}/{lang}/{width}x{height}/{name}"
-            faults.extend((where, *map(str, f)) for f in found)
-            if height == 1080:
-                page.screenshot(path=str(ARTIFACTS / f"werewolf-{players}-{lang}-{name}.png"))
-    finally:
-        page.close()
+    faults = layout_faults(browser, served, shots, f"werewolf/{players}/{lang}", LONG18)
     assert not faults, "\n".join(" | ".join(f) for f in faults)
