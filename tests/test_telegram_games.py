@@ -42,6 +42,18 @@ class Recorder:
                 text = render(e.text, game.lang)
                 self.owners.setdefault(text, set()).add(int(e.to.removeprefix("tg:")))
 
+    def check(self, api: FakeBotApi) -> int:
+        """Every private text went to its addressee only, never to the group:
+        how many private texts were sent or edited in."""
+        private = 0
+        for call in api.sent("sendMessage") + api.sent("editMessageText"):
+            text = str(call.params.get("text", ""))
+            if text in self.owners:
+                private += 1
+                assert call.chat_id in self.owners[text], (text, call.chat_id)
+        assert not any(t in self.owners for t in api.texts(GROUP))
+        return private
+
 
 def live_buttons(api: FakeBotApi, people: dict[int, str], seq: int) -> list[tuple[int, Any, str]]:
     found = []
@@ -53,6 +65,42 @@ def live_buttons(api: FakeBotApi, people: dict[int, str], seq: int) -> list[tupl
                 if press.seq == seq and press.op != "r":  # "start over" only slows the walk
                     found.append((uid, message, data))
     return found
+
+
+async def started(h: Harness, kind: str, players: int) -> tuple[str, dict[int, str]]:
+    """A game of `kind` opened by HOST in GROUP, joined by `players` people
+    (user ids from 100) and started: its id and the people."""
+    code, game_id = await h.new(HOST, kind, chat_id=GROUP)
+    people = {100 + i: NAMES[i] for i in range(players)}
+    for uid, name in people.items():
+        await h.command(uid, name, f"/start {code}")
+    await h.command(HOST, "Hana", "/startgame", chat_id=GROUP)
+    game = await h.service.load(game_id)
+    assert game.running, h.api.texts(GROUP)[-1]
+    return game_id, people
+
+
+async def run_out(h: Harness, game_id: str, game: Game) -> None:
+    """Nobody can act: the clock reaches the phase's deadline and the
+    scheduler's Deadline goes in."""
+    h.clock.now = max(h.clock.now, game.phase.deadline or h.clock.now)
+    seq = game.phase.seq
+    await h.service.submit(game_id, A.Deadline(None, seq), key=f"deadline:{seq}")
+    await h.tg.settled()
+
+
+async def press_any(
+    h: Harness,
+    game: Game,
+    people: dict[int, str],
+    options: list[tuple[int, Any, str]],
+    rng: random.Random,
+) -> None:
+    """One of the live buttons, at random, pressed by the person it decodes to."""
+    uid, message, data = rng.choice(options)
+    press = decode(data)
+    assert press is not None and game.players[press.seat] == f"tg:{uid}"
+    await h.press(uid, people[uid], message, data)
 
 
 async def whisper(
@@ -96,14 +144,8 @@ def test_a_complete_game_over_telegram(kind: str, players: int, seed: int, tmp_p
         async with telegram_bot(tmp_path) as (api, h):
             recorder = Recorder()
             h.service.notifiers.append(recorder)
-            code, game_id = await h.new(HOST, kind, chat_id=GROUP)
-            people = {100 + i: NAMES[i] for i in range(players)}
-            for uid, name in people.items():
-                await h.command(uid, name, f"/start {code}")
-            await h.command(HOST, "Hana", "/startgame", chat_id=GROUP)
+            game_id, people = await started(h, kind, players)
             rng = random.Random(seed)
-            game = await h.service.load(game_id)
-            assert game.running, api.texts(GROUP)[-1]
             stuck = presses = deadlines = whispers = 0
             whispered: set[int] = set()
             for step in range(1500):
@@ -115,16 +157,10 @@ def test_a_complete_game_over_telegram(kind: str, players: int, seed: int, tmp_p
                     whispers += await whisper(h, game, people, rng, step)
                 options = live_buttons(api, people, game.phase.seq)
                 if not options or stuck > 20:
-                    h.clock.now = max(h.clock.now, game.phase.deadline or h.clock.now)
-                    seq = game.phase.seq
-                    await h.service.submit(game_id, A.Deadline(None, seq), key=f"deadline:{seq}")
-                    await h.tg.settled()
+                    await run_out(h, game_id, game)
                     stuck, deadlines = 0, deadlines + 1
                     continue
-                uid, message, data = rng.choice(options)
-                press = decode(data)
-                assert press is not None and game.players[press.seat] == f"tg:{uid}"
-                await h.press(uid, people[uid], message, data)
+                await press_any(h, game, people, options, rng)
                 presses += 1
                 after = await h.service.load(game_id)
                 stuck = 0 if after.version != game.version else stuck + 1
@@ -133,15 +169,7 @@ def test_a_complete_game_over_telegram(kind: str, players: int, seed: int, tmp_p
             assert presses > 2 * players  # the people played, not only the clock
 
             # every private text went to its addressee only, never to the group
-            delivered = api.sent("sendMessage") + api.sent("editMessageText")
-            private = 0
-            for call in delivered:
-                text = str(call.params.get("text", ""))
-                if text in recorder.owners:
-                    private += 1
-                    assert call.chat_id in recorder.owners[text], (text, call.chat_id)
-            assert private >= players
-            assert not any(t in recorder.owners for t in api.texts(GROUP))
+            assert recorder.check(api) >= players
             await h.service.verify(game_id)
 
     run(go())

@@ -13,14 +13,13 @@ from typing import Any
 
 import pytest
 
-from adapters.telegram.keyboards import decode
 from gameflow.core import actions as A
 from tests.fake_twilio import FakeTwilio
 from tests.sms_table import Table
 from tests.store_helpers import run
 from tests.telegram_helpers import telegram_bot
 from tests.test_sms_play import play
-from tests.test_telegram_games import GROUP, HOST, NAMES, Recorder, live_buttons
+from tests.test_telegram_games import Recorder, live_buttons, press_any, run_out, started
 
 pytestmark = pytest.mark.werewolf
 
@@ -59,14 +58,8 @@ def test_werewolf_over_telegram(players: int, seed: int, tmp_path: Path) -> None
                 return outcome
 
             h.service.submit = watched  # type: ignore[method-assign]
-            code, game_id = await h.new(HOST, "werewolf", chat_id=GROUP)
-            people = {100 + i: NAMES[i] for i in range(players)}
-            for uid, name in people.items():
-                await h.command(uid, name, f"/start {code}")
-            await h.command(HOST, "Hana", "/startgame", chat_id=GROUP)
+            game_id, people = await started(h, "werewolf", players)
             rng = random.Random(seed)
-            game = await h.service.load(game_id)
-            assert game.running, api.texts(GROUP)[-1]
             kinds: set[str] = set()
             presses = 0
             for _ in range(1500):
@@ -75,15 +68,9 @@ def test_werewolf_over_telegram(players: int, seed: int, tmp_path: Path) -> None
                     break
                 options = live_buttons(api, people, game.phase.seq)
                 if not options:
-                    h.clock.now = max(h.clock.now, game.phase.deadline or h.clock.now)
-                    seq = game.phase.seq
-                    await h.service.submit(game_id, A.Deadline(None, seq), key=f"deadline:{seq}")
-                    await h.tg.settled()
+                    await run_out(h, game_id, game)
                     continue
-                uid, message, data = rng.choice(options)
-                press = decode(data)
-                assert press is not None and game.players[press.seat] == f"tg:{uid}"
-                await h.press(uid, people[uid], message, data)
+                await press_any(h, game, people, options, rng)
                 presses += 1
                 after = await h.service.load(game_id)
                 if after.version != game.version:
@@ -92,12 +79,7 @@ def test_werewolf_over_telegram(players: int, seed: int, tmp_path: Path) -> None
             assert refused == []  # 0 refused offered answers
             assert len(answered) > players, answered  # the presses went through the service
             assert {"night", "vote"} <= kinds, kinds
-            # every private text went to its addressee only, never to the group
-            for call in api.sent("sendMessage") + api.sent("editMessageText"):
-                text = str(call.params.get("text", ""))
-                if text in recorder.owners:
-                    assert call.chat_id in recorder.owners[text], (text, call.chat_id)
-            assert not any(t in recorder.owners for t in api.texts(GROUP))
+            recorder.check(api)  # private texts to their addressees only, never the group
             await h.service.verify(game_id)
 
     run(go())
