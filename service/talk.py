@@ -30,10 +30,10 @@ question; SMS: `SAY ...`) goes through `say()`:
    each line reaches each recipient once.
 
 Who hears it is named by the bot with the speaker's game name, never a
-name taken from the text. Each channel renders its own recipients (a
+name taken from the text, rendered once, and skipped for whoever turned
+talk texts off (`MUTE`); each channel makes its own recipients' messages (a
 `Talker`, registered on the service by the channel adapter): Telegram
-players and the game's group, SMS players who did not turn talk texts off
-(`MUTE`). Talk is never a game action: it changes no state, is not in the
+players and the game's group, SMS players. Talk is never a game action: it changes no state, is not in the
 game's log, record or exports; the outbox keeps a line until the game's
 contacts are forgotten (docs/operators.md).
 """
@@ -42,9 +42,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from gameflow.core import registry
 from gameflow.core.campaign import is_campaign, quiet_ahead, quiet_of
@@ -52,6 +52,7 @@ from gameflow.core.clock import clock_text
 from gameflow.core.names import clean
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.i18n import render
 from service.outbox import OutboxMessage
 
 log = logging.getLogger(__name__)
@@ -108,29 +109,30 @@ class Said:
     team: bool = False
 
 
-class Talker(Protocol):
-    """A channel's side of the talk: its recipients' outbox messages."""
+class Talker:
+    """A channel's side of the talk (subclassed by each channel's adapter):
+    one recipient's outbox messages, and the group's where the channel has
+    one; `wake_up` wakes the channel's delivery. The loop over the
+    recipients is the service's (`messages`)."""
 
-    channel: str
+    channel: str = ""
+    wake_up: Callable[[str], None] | None = None
 
-    def talk(
-        self,
-        game: Game,
-        line: Msg,
-        to: Sequence[str],
-        key: str,
-        *,
-        group: bool,
-        off: frozenset[str],
+    def to(
+        self, game: Game, player: str, text: str, key: str, private: bool
     ) -> list[OutboxMessage]:
-        """`line` for those of `to` on this channel (keys derived from
-        `key`), and for the game's group when `group`; `off`: players who
-        turned talk texts off."""
-        ...
+        """`text` for `player` with outbox key `key` (none when `player` is
+        not on this channel); `private`: a team's line, kept from forwarding."""
+        raise NotImplementedError
+
+    def group(self, game: Game, text: str, key: str) -> list[OutboxMessage]:
+        """The table's line for the game's group (none: the channel has none)."""
+        return []
 
     def wake(self, game_id: str) -> None:
         """The channel's delivery: messages are ready for `game_id`."""
-        ...
+        if self.wake_up is not None:
+            self.wake_up(game_id)
 
 
 def add_talker(talkers: list[Talker], talker: Talker) -> None:
@@ -196,11 +198,13 @@ def offered(game: Game, player: str) -> tuple[bool, bool]:
     return table, len(team) > 1
 
 
-def _record(raw: str | None) -> dict[str, Any]:
+def load_record(raw: str | None, what: str = "talk record") -> dict[str, Any]:
+    """A JSON record kept in a game attribute (the talk record, the SMS
+    digests'); an unreadable one starts afresh rather than stop the talk."""
     try:
         value = json.loads(raw) if raw else {}
     except ValueError:
-        log.warning("unreadable talk record: started afresh")
+        log.warning("unreadable %s: started afresh", what)
         value = {}
     return value if isinstance(value, dict) else {}
 
@@ -262,9 +266,17 @@ def messages(
     team: bool,
     off: frozenset[str],
 ) -> list[OutboxMessage]:
+    """`line`, rendered once in the game's language, for each of `to` who did
+    not turn talk texts off (`off`) on each channel, keyed `t:{key}:{player}`,
+    and for the game's group when it is the table's talk."""
+    text = render(line, game.lang)
     out: list[OutboxMessage] = []
     for t in talkers:
-        out.extend(t.talk(game, line, to, key, group=not team, off=off))
+        for player in to:
+            if player not in off:
+                out.extend(t.to(game, player, text, f"t:{key}:{player}", team))
+        if not team:
+            out.extend(t.group(game, text, f"t:{key}:group"))
     return out
 
 
@@ -286,7 +298,7 @@ async def say(
     text = tidy(raw)
     for _ in range(TRIES):
         raw_rec = await store.get_attr(game.id, ATTR)
-        rec = _record(raw_rec)
+        rec = load_record(raw_rec)
         off = frozenset(rec.get("off", []))
         seen = next((s for s in rec.get("seen", []) if s[0] == key), None)
         if seen is not None:  # a redelivery: complete what the first one began
@@ -351,7 +363,7 @@ async def texts(store: Any, game: Game, player: str, on: bool) -> Msg:
     in the game and get every game text); the reply."""
     for _ in range(TRIES):
         raw_rec = await store.get_attr(game.id, ATTR)
-        rec = _record(raw_rec)
+        rec = load_record(raw_rec)
         off = set(rec.get("off", []))
         (off.discard if on else off.add)(player)
         rec["off"] = sorted(off)
@@ -380,7 +392,7 @@ async def hush(store: Any, game: Game, by: str, name: str, on: bool) -> Msg:
         return msg(NO_SUCH_PLAYER, name=name.strip())
     for _ in range(TRIES):
         raw_rec = await store.get_attr(game.id, ATTR)
-        rec = _record(raw_rec)
+        rec = load_record(raw_rec)
         hushed = set(rec.get("hushed", []))
         (hushed.add if on else hushed.discard)(target)
         rec["hushed"] = sorted(hushed)

@@ -11,7 +11,10 @@ reaches exactly the living traitors, whichever channel and whichever deal
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,12 +30,24 @@ pytestmark = [pytest.mark.telegram, pytest.mark.sms]
 
 ELI, FIA, GUS = SMS  # the SMS players' phones
 EVERYONE = [*(f"tg:{u}" for u in TG), *(sms_id(p) for p in SMS)]
+ANA_AND_FIA = {"tg:100": "traitor", sms_id(FIA): "traitor"}  # the traitors, unless said
+
+
+@asynccontextmanager
+async def table(
+    tmp_path: Path, fake: FakeTwilio, roles: dict[str, str] = ANA_AND_FIA, **how: Any
+) -> AsyncIterator[tuple[FakeBotApi, TalkTable]]:
+    """The fake Bot API and the table's campaign, open with `roles` dealt
+    (`how`: TalkTable.open's `sets` and `group`)."""
+    async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
+        await t.open(roles, **how)
+        yield api, t
 
 
 def test_a_day_of_table_talk_on_both_channels(tmp_path: Path, fake: FakeTwilio) -> None:
     async def main() -> None:
-        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
-            game = await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"})
+        async with table(tmp_path, fake) as (_api, t):
+            game = await t.game()
             assert game.phase.name not in NIGHT_PHASES
 
             update = await t.tg_say(100, "I trust \u202eBo, not Cy\x07")
@@ -61,8 +76,7 @@ def test_a_day_of_table_talk_on_both_channels(tmp_path: Path, fake: FakeTwilio) 
 
 def test_a_banished_player_is_silent_and_hears_no_more(tmp_path: Path, fake: FakeTwilio) -> None:
     async def main() -> None:
-        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
-            await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"})
+        async with table(tmp_path, fake) as (api, t):
             await t.banish("tg:103")  # Dag
             game = await t.game()
             assert game.rules.status[game.seat("tg:103")] == "banished"
@@ -101,8 +115,7 @@ def test_the_traitors_talk_reaches_exactly_the_living_traitors(
     traitors = sorted(roles)
 
     async def main() -> None:
-        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
-            await t.open(roles)
+        async with table(tmp_path, fake, roles) as (api, t):
             loyal = next(p for p in EVERYONE if p not in roles)
             await t.banish(loyal)  # a dead loyal hears nothing of it either
             game = await t.advance_until(NIGHT_PHASES)
@@ -131,8 +144,7 @@ def test_the_traitors_talk_reaches_exactly_the_living_traitors(
 
 def test_quiet_hours_refuse_talk_and_say_when_it_opens(tmp_path: Path, fake: FakeTwilio) -> None:
     async def main() -> None:
-        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
-            await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"})
+        async with table(tmp_path, fake) as (api, t):
             t.clock.now = oslo(15, 23, 30)
             sent = len(fake.messages), len(api.sent())
             await t.tg_say(101, "anyone awake?")
@@ -151,8 +163,7 @@ def test_quiet_hours_refuse_talk_and_say_when_it_opens(tmp_path: Path, fake: Fak
 
 def test_flood_control_warns_then_mutes(tmp_path: Path, fake: FakeTwilio) -> None:
     async def main() -> None:
-        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
-            await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"})
+        async with table(tmp_path, fake) as (api, t):
             for i in range(talk.BURST):
                 await t.tg_say(101, f"line {i}")
             await t.tg_say(101, "one too many")
@@ -171,8 +182,7 @@ def test_flood_control_warns_then_mutes(tmp_path: Path, fake: FakeTwilio) -> Non
 
 def test_mute_stops_talk_texts_and_unmute_restarts_them(tmp_path: Path, fake: FakeTwilio) -> None:
     async def main() -> None:
-        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
-            await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"})
+        async with table(tmp_path, fake) as (_api, t):
             await t.text(ELI, "DEMP")
             assert "UNMUTE" in fake.to(ELI)[-1] or "DEMP" in fake.to(ELI)[-1] or fake.to(ELI)[-1]
             await t.tg_say(101, "first")
@@ -194,9 +204,8 @@ def test_a_tempted_player_joins_the_traitors_talk_and_a_refuser_never_sees_it(
     the next night if he accepts; if he refuses he never sees it."""
 
     async def main() -> None:
-        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
-            roles = {"tg:100": "traitor", "tg:102": "traitor", sms_id(FIA): "traitor"}
-            await t.open(roles, sets=("recruit true", "final_day 6"))
+        roles = {"tg:100": "traitor", "tg:102": "traitor", sms_id(FIA): "traitor"}
+        async with table(tmp_path, fake, roles, sets=("recruit true", "final_day 6")) as (_api, t):
             await t.banish(sms_id(FIA))
             await t.advance_until(NIGHT_PHASES)
             gus = sms_id(GUS)
@@ -226,8 +235,7 @@ def test_a_tempted_player_joins_the_traitors_talk_and_a_refuser_never_sees_it(
 
 def test_the_host_mutes_and_unmutes_a_player(tmp_path: Path, fake: FakeTwilio) -> None:
     async def main() -> None:
-        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
-            await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"})
+        async with table(tmp_path, fake) as (api, t):
             await t.h.command(102, "Cy", "/mute Bo")
             assert api.texts(102)[-1] == "Only the host can do that."
             await t.h.command(HOST, "Hana", "/mute Nobody")
@@ -252,8 +260,7 @@ def test_a_live_game_has_no_table_talk(tmp_path: Path, fake: FakeTwilio) -> None
     SAY is told talk is closed, and nothing is relayed."""
 
     async def main() -> None:
-        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
-            await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"}, sets=("pacing fast",))
+        async with table(tmp_path, fake, sets=("pacing fast",)) as (api, t):
             assert (await t.game()).option("pacing") == "fast"
             await t.tg_say(101, "hello table")
             assert "understand" in api.texts(101)[-1]
@@ -268,8 +275,7 @@ def test_the_group_hears_the_table_and_never_the_team(tmp_path: Path, fake: Fake
     group = -5001
 
     async def main() -> None:
-        async with serving(FakeBotApi()) as api, TalkTable(api, fake, tmp_path) as t:
-            await t.open({"tg:100": "traitor", sms_id(FIA): "traitor"}, group=group)
+        async with table(tmp_path, fake, group=group) as (api, t):
             await t.text(ELI, "SAY from my phone")
             assert sum("Eli: from my phone" in x for x in api.texts(group)) == 1
             await t.advance_until(NIGHT_PHASES)

@@ -12,14 +12,12 @@ from typing import Any
 
 import pytest
 
-from gameflow.core import actions as A
 from service import talk
 from service.games import GameService
 from tests.campaign_helpers import oslo
 from tests.store_helpers import FakeClock, run, store_fixture
-from tests.test_talk_service import Recorder
+from tests.test_talk_service import PLAYERS, seated
 
-PLAYERS = [f"p{i}" for i in range(7)]
 WRITES = ("swap_attr", "append_outbox", "swap_attr_and_append")
 
 make_store = store_fixture(("sqlite", "redis", "redis-cluster", "cluster"))
@@ -63,13 +61,7 @@ def test_a_worker_dying_mid_line_leaves_both_or_neither(make_store: Any, before:
     async def go() -> None:
         async with make_store() as store:
             service = GameService(store, clock=FakeClock(oslo(15, 12)))
-            talk.add_talker(service.talkers, Recorder())
-            options = {"pacing": "campaign", "timezone": "Europe/Oslo", "quiet_hours": ""}
-            created = await service.create_game("traitors", "host", seed="t", options=options)
-            game_id = created.game.id
-            for p in PLAYERS:
-                assert (await service.submit(game_id, A.Join(p, None, p.upper()))).accepted
-            assert (await service.submit(game_id, A.Start("host"))).accepted
+            game_id = await seated(service)
             game = await service.load(game_id)
 
             dying = Dying(store, before=before)

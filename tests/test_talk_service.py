@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ import pytest
 
 from gameflow.core import actions as A
 from gameflow.core.state import Game
-from gameflow.core.text import Msg
 from service import talk
 from service.games import GameService
 from service.outbox import OutboxMessage
@@ -27,41 +25,42 @@ from tests.store_helpers import FakeClock, redis_url_or_fail, run, run_then_drop
 PLAYERS = [f"p{i}" for i in range(7)]
 
 
-class Recorder:
+class Recorder(talk.Talker):
     """A channel that writes one outbox entry per recipient (the shape of
     the real talkers', adapters/*/talk.py)."""
 
     channel = "sms"
 
-    def talk(
-        self,
-        game: Game,
-        line: Msg,
-        to: Sequence[str],
-        key: str,
-        *,
-        group: bool,
-        off: frozenset[str],
+    def to(
+        self, game: Game, player: str, text: str, key: str, private: bool
     ) -> list[OutboxMessage]:
-        text = str(line.param("text"))
-        return [OutboxMessage("sms", f"t:{key}:{p}", {"player": p, "body": text}) for p in to]
+        return [OutboxMessage("sms", key, {"player": player, "body": text})]
 
-    def wake(self, game_id: str) -> None:
-        return None
+
+async def seated(service: GameService, options: dict[str, Any] | None = None) -> str:
+    """A Traitors campaign of PLAYERS, started, talking through `service`
+    (with a `Recorder`); its id."""
+    talk.add_talker(service.talkers, Recorder())
+    options = {
+        "pacing": "campaign",
+        "timezone": "Europe/Oslo",
+        "quiet_hours": "",
+        **(options or {}),
+    }
+    created = await service.create_game("traitors", "host", seed="talk", options=options)
+    game_id = created.game.id
+    for p in PLAYERS:
+        assert (await service.submit(game_id, A.Join(p, None, p.upper()))).accepted
+    assert (await service.submit(game_id, A.Start("host"))).accepted
+    return game_id
 
 
 async def scenario(store: GameStore) -> None:
     clock = FakeClock(oslo(15, 12))
     workers = [GameService(store, clock=clock) for _ in range(2)]
-    for w in workers:
-        talk.add_talker(w.talkers, Recorder())
+    talk.add_talker(workers[1].talkers, Recorder())
     one = workers[0]
-    options = {"pacing": "campaign", "timezone": "Europe/Oslo", "quiet_hours": ""}
-    created = await one.create_game("traitors", "host", seed="talk", options=options)
-    game_id = created.game.id
-    for p in PLAYERS:
-        assert (await one.submit(game_id, A.Join(p, None, p.upper()))).accepted
-    assert (await one.submit(game_id, A.Start("host"))).accepted
+    game_id = await seated(one)
 
     # Every player says three lines; both workers get every one of them.
     said: list[Any] = []
@@ -78,7 +77,11 @@ async def scenario(store: GameStore) -> None:
     entries = await store.take("sms", game_id, "reader", count=1000)
     got = Counter((e.payload["player"], e.payload["body"]) for e in entries)
     want = Counter(
-        (q, f"{p} says {n}") for n in range(3) for p in PLAYERS for q in PLAYERS if q != p
+        (q, f"{p.upper()}: {p} says {n}")
+        for n in range(3)
+        for p in PLAYERS
+        for q in PLAYERS
+        if q != p
     )
     assert got == want
 

@@ -47,6 +47,7 @@ from gameflow.core.text import Msg, nmsg
 from gameflow.i18n import render
 from service.outbox import MAX_BATCH, OutboxEntry, OutboxMessage
 from service.ports import GameStore
+from service.talk import load_record
 
 log = logging.getLogger(__name__)
 
@@ -82,12 +83,7 @@ def more(n: int) -> Msg:
 
 
 def load(raw: str | None) -> dict[str, Any]:
-    try:
-        value = json.loads(raw) if raw else {}
-    except ValueError:
-        log.warning("unreadable SMS digest record: started afresh")
-        value = {}
-    return value if isinstance(value, dict) else {}
+    return load_record(raw, "SMS digest record")
 
 
 def queue(rec: dict[str, Any], entries: Sequence[OutboxEntry]) -> int:

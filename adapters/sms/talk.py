@@ -12,14 +12,14 @@ talk: the delivery merges a campaign's into digests (adapters/sms/digest.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from adapters.sms.directory import is_sms
 from adapters.sms.grammar import Command
 from adapters.sms.renderer import CHANNEL, SmsRenderer
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, msg
 from gameflow.i18n import render
 from service import talk
 from service.games import GameService
@@ -29,38 +29,22 @@ CLOSED_HERE = N_("Nobody hears you now: talk through the bot is closed in this g
 
 
 @dataclass
-class SmsTalker:
+class SmsTalker(talk.Talker):
     """service/talk.py's `Talker` for SMS: texts made as the composer makes
-    them (segments, transliteration, split at line ends)."""
+    them (segments, transliteration, split at line ends), marked as talk: a
+    campaign's go out as digests (adapters/sms/digest.py)."""
 
     composer: SmsRenderer
     wake_up: Callable[[str], None] | None = None
     channel: str = CHANNEL
 
-    def talk(
-        self,
-        game: Game,
-        line: Msg,
-        to: Sequence[str],
-        key: str,
-        *,
-        group: bool,
-        off: frozenset[str],
+    def to(
+        self, game: Game, player: str, text: str, key: str, private: bool
     ) -> list[OutboxMessage]:
-        text = render(line, game.lang)
-        out: list[OutboxMessage] = []
-        for player in to:
-            if is_sms(player) and player not in off:
-                made = self.composer.messages(game, player, [text], not group, f"t:{key}:{player}")
-                # marked as talk: a campaign's go out as digests (adapters/sms/digest.py)
-                out.extend(
-                    OutboxMessage(m.channel, m.key, {**m.payload, "talk": True}) for m in made
-                )
-        return out
-
-    def wake(self, game_id: str) -> None:
-        if self.wake_up is not None:
-            self.wake_up(game_id)
+        if not is_sms(player):
+            return []
+        made = self.composer.messages(game, player, [text], private, key)
+        return [OutboxMessage(m.channel, m.key, {**m.payload, "talk": True}) for m in made]
 
 
 KINDS = frozenset({"say", "team", "mute", "unmute"})  # grammar.parse's talk commands

@@ -9,7 +9,7 @@ group for the table's talk (resolved at delivery: skipped without one).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from adapters.telegram.acting import chat_of
 from adapters.telegram.jobs import Priority
 from adapters.telegram.renderer import CHANNEL, GROUP, IF_GROUP
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, msg
 from gameflow.i18n import render
 from service import talk
 from service.outbox import OutboxMessage
@@ -28,45 +28,31 @@ TEAM_PRIVATELY = N_("Talk to your team in your private chat with me: /team and y
 
 
 @dataclass
-class TelegramTalker:
-    """service/talk.py's `Talker` for Telegram; `wake` wakes the delivery."""
+class TelegramTalker(talk.Talker):
+    """service/talk.py's `Talker` for Telegram; `wake_up` wakes the delivery."""
 
     wake_up: Callable[[str], None] | None = None
     channel: str = CHANNEL
 
-    def talk(
-        self,
-        game: Game,
-        line: Msg,
-        to: Sequence[str],
-        key: str,
-        *,
-        group: bool,
-        off: frozenset[str],
+    def to(
+        self, game: Game, player: str, text: str, key: str, private: bool
     ) -> list[OutboxMessage]:
-        text = render(line, game.lang)
-        out = []
-        for player in to:
-            chat = chat_of(player)
-            if chat is None:
-                continue
-            payload = {
-                "kind": "say",
-                "chat": chat,
-                "text": text,
-                "protect": not group,
-                "priority": int(Priority.CHATTER),
-                "label": "talk",
-            }
-            out.append(OutboxMessage(CHANNEL, f"t:{key}:{player}", payload))
-        if group:
-            news = {"kind": "news", "to": GROUP, "when": IF_GROUP, "parts": [text], "label": "talk"}
-            out.append(OutboxMessage(CHANNEL, f"t:{key}:group", news))
-        return out
+        chat = chat_of(player)
+        if chat is None:
+            return []
+        payload = {
+            "kind": "say",
+            "chat": chat,
+            "text": text,
+            "protect": private,
+            "priority": int(Priority.CHATTER),
+            "label": "talk",
+        }
+        return [OutboxMessage(CHANNEL, key, payload)]
 
-    def wake(self, game_id: str) -> None:
-        if self.wake_up is not None:
-            self.wake_up(game_id)
+    def group(self, game: Game, text: str, key: str) -> list[OutboxMessage]:
+        news = {"kind": "news", "to": GROUP, "when": IF_GROUP, "parts": [text], "label": "talk"}
+        return [OutboxMessage(CHANNEL, key, news)]
 
 
 async def team(tg: Any, update: Update, context: Any) -> None:
