@@ -11,7 +11,7 @@ changed (the very same state object comes back out).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from game_driver import T0, GameDriver
 
@@ -37,6 +37,15 @@ def plan(reward: int, outside: int, radio: int, guards: int) -> dict[str, int]:
 
 
 EASY = [plan(1, 1, 1, 1), plan(2, 1, 1, 1), plan(3, 1, 1, 1)]
+
+
+class Deal(TypedDict, total=False):
+    """What `new()` and `start()` may fix beyond the number of players."""
+
+    seed: str | int
+    infiltrators: Sequence[str] | None
+    rounds: Mapping[int, Mapping[str, Any]] | None
+    options: Mapping[str, Any] | None
 
 
 def new(
@@ -134,21 +143,14 @@ class Driver(GameDriver):
             self.deadline()
 
 
-def start(
-    n: int = 5,
-    *,
-    seed: str | int = 1,
-    infiltrators: Sequence[str] | None = None,
-    rounds: Mapping[int, Mapping[str, Any]] | None = None,
-    options: Mapping[str, Any] | None = None,
-) -> Driver:
+def start(n: int = 5, **deal: Unpack[Deal]) -> Driver:
     """A started Station game (round 1, mission phase) in a `Driver`.
 
     `infiltrators` fixes the team (everyone else loyal); `rounds` fixes plans and
     traps per round, as a game script's setup does: {1: {"plans": [...], "trap":
     None}}. Automatic advancing is off unless `options` turns it on.
     """
-    d = Driver(new(n, seed=seed, infiltrators=infiltrators, rounds=rounds, options=options))
+    d = Driver(new(n, **deal))
     d.ok(A.Start(HOST))
     return d
 
