@@ -35,6 +35,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from tests.store_helpers import VirtualTime
+
 TOKEN = "123456:TEST-token"
 BOT = {
     "id": 123456,
@@ -380,22 +382,6 @@ def buttons(message: dict[str, Any]) -> list[tuple[str, str]]:
     """(text, callback data) of every button of a message, row by row."""
     rows = message.get("reply_markup", {}).get("inline_keyboard", [])
     return [(b["text"], b["callback_data"]) for row in rows for b in row]
-
-
-class VirtualTime:
-    """The outbound queue's clock in tests: `sleep` jumps ahead instead of waiting."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.slept: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += max(0.0, seconds)
-        await asyncio.sleep(0)
 
 
 SECRET = "s3cret-webhook-token"

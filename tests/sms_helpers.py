@@ -26,6 +26,7 @@ from service.games import GameService
 from tests.fake_twilio import ACCOUNT_SID, AUTH_TOKEN, FakeTwilio
 from tests.store_helpers import (
     FakeClock,
+    VirtualTime,
     cluster_url_or_fail,
     drop_prefix,
     redis_url_or_fail,
@@ -66,19 +67,7 @@ class SmsOutboxWorker(WorkerProcess):
         )
 
 
-class FakeMonotonic:
-    """The outbound queue's clock and sleep: sleeping moves time, instantly."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
+FakeMonotonic = VirtualTime  # the SMS queue's clock and sleep: sleeping moves time, instantly
 
 
 class World:

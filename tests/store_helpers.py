@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import pytest
@@ -36,6 +36,24 @@ class FakeClock:
     def tick(self, seconds: float = 1.0) -> float:
         self.now += seconds
         return self.now
+
+
+class VirtualTime(FakeClock):
+    """An outbound queue's monotonic clock and its sleep in tests (call it, or
+    its `clock`): sleeping moves the time on at once, never back, and lets the
+    loop run as a real sleep would. `slept`: each sleep asked for."""
+
+    def __init__(self) -> None:
+        super().__init__(0.0)
+        self.slept: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += max(0.0, seconds)
+        await asyncio.sleep(0)
 
 
 def run(coro: Awaitable[T]) -> T:
@@ -67,6 +85,14 @@ async def stored(store: GameStore, n: int = 5, **kw: Any) -> Game:
     game = lobby(n, **kw)
     await store.create(game)
     return game
+
+
+def seated(game: Game, players: Iterable[str], now: float, host: str) -> Game:
+    """`game` (a lobby) with `players` joined, each named by its id, then
+    started by `host`: every step accepted, all at `now`."""
+    for p in players:
+        game = ok(apply(game, A.Join(p, None, p), now))
+    return ok(apply(game, A.Start(host), now))
 
 
 def ok(result: object) -> Game:

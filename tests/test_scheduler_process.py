@@ -22,12 +22,12 @@ from typing import Any
 import pytest
 import redis
 from redis.asyncio import Redis
+from store_helpers import seated
 from test_scheduler_lease import drop, redis_or_fail, unique_prefix
 
 from gameflow.core import actions as A
 from gameflow.core.codec import decode_game
-from gameflow.core.engine import apply, new_game
-from gameflow.core.result import Accepted
+from gameflow.core.engine import new_game
 from gameflow.core.state import Game
 from scheduler.redis_ports import RedisGames
 
@@ -41,13 +41,7 @@ def live_game(game_id: str, now: float, seconds: float) -> Game:
     """A started Station game whose mission phase ends `seconds` after `now`."""
     options = {"mission_seconds": seconds, "auto_advance": False}
     game = new_game("station", game_id, "host", game_id, lang="en", options=options)
-    for p in PLAYERS:
-        result = apply(game, A.Join(p, None, p), now)
-        assert isinstance(result, Accepted)
-        game = result.state
-    result = apply(game, A.Start("host"), now)
-    assert isinstance(result, Accepted)
-    return result.state
+    return seated(game, PLAYERS, now, "host")
 
 
 class Proc:

@@ -24,6 +24,7 @@ from gameflow.games.traitors.bots import (
     start_game,
     traitor_win_rates,
 )
+from tests.store_helpers import seated
 
 pytestmark = pytest.mark.traitors
 
@@ -61,13 +62,7 @@ def _table(traitors: tuple[str, ...]) -> Game:
         options={"pacing": "fast", "missions": "chests"},
         setup={"roles": {p: "traitor" for p in traitors}},
     )
-    for p in players:
-        result = apply(game, A.Join(p, None, p), EPOCH)
-        assert isinstance(result, Accepted)
-        game = result.state
-    result = apply(game, A.Start("host"), EPOCH)
-    assert isinstance(result, Accepted)
-    game = result.state
+    game = seated(game, players, EPOCH, "host")
     while game.phase.name != "roundtable":
         result = apply(game, A.Deadline(None, game.phase.seq), game.phase.deadline or EPOCH)
         assert isinstance(result, Accepted)
