@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from gameflow.core.rules import known_games
+from tests.cli_helpers import cli
 
 pytestmark = pytest.mark.core
 
@@ -55,16 +56,9 @@ def test_every_scenario_names_a_known_game() -> None:
 
 @pytest.mark.parametrize("script", [pytest.param(s, id=s.stem, marks=_marks(s)) for s in SCRIPTS])
 def test_public_script_matches_expected(script: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "gameflow", "replay", str(script)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert out.returncode == 0, out.stderr
+    out = cli("gameflow", "replay", str(script))
     expected = json.loads(script.with_name(script.stem + ".expected.json").read_text())
-    assert subset(expected, json.loads(out.stdout)) is None
+    assert subset(expected, json.loads(out)) is None
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda s: s.stem)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -22,6 +20,7 @@ from gameflow.replay import record
 from gameflow.replay import run as replay_run
 from service.games import GameNotFound, GameService, Outcome, replay_log
 from service.ports import CommitResult, Status
+from tests.cli_helpers import cli
 from tests.store_helpers import HOST, FakeClock, random_action, run, store_fixture
 
 pytestmark = pytest.mark.store
@@ -36,6 +35,12 @@ class Recorder:
 
     async def notify(self, game: Game, events: tuple[Event, ...]) -> None:
         self.calls.append((game.version, events))
+
+
+def recorded(store: Any) -> tuple[Recorder, GameService]:
+    """A service on `store` at a fake clock, its notifications recorded."""
+    rec = Recorder()
+    return rec, GameService(store, [rec], clock=FakeClock())
 
 
 class Broken:
@@ -75,8 +80,7 @@ def test_an_input_is_applied_logged_and_notified(make_store: Any) -> None:
 def test_a_refused_input_changes_nothing(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            rec = Recorder()
-            service = GameService(store, [rec], clock=FakeClock())
+            rec, service = recorded(store)
             game = await new_lobby(service)
             before = await store.load("g1")
             calls = len(rec.calls)
@@ -95,8 +99,7 @@ def test_a_refused_input_changes_nothing(make_store: Any) -> None:
 def test_each_key_delivered_five_times_is_applied_once(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            rec = Recorder()
-            service = GameService(store, [rec], clock=FakeClock())
+            rec, service = recorded(store)
             await new_lobby(service)
             before = (await service.load("g1")).version
             outs: list[Outcome] = []
@@ -391,35 +394,12 @@ def test_export_of_a_running_game_and_through_the_cli(make_store: Any, tmp_path:
     live = run(go())
     script = run(export())
     if make_store.kind == "sqlite":  # the CLI, on the same file
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "bots.cli",
-                "export",
-                "g1",
-                "--store",
-                str(tmp_path / "games.sqlite3"),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert out.returncode == 0, out.stderr
+        out = cli("bots.cli", "export", "g1", "--store", str(tmp_path / "games.sqlite3"))
         # the CLI leaves channel ids out by default
-        assert json.loads(out.stdout) == run(export(channel_ids=False))
+        assert json.loads(out) == run(export(channel_ids=False))
     path = tmp_path / "game.json"
     path.write_text(json.dumps(script))
-    rep = subprocess.run(
-        [sys.executable, "-m", "bots.cli", "replay", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert rep.returncode == 0, rep.stderr
-    rec = json.loads(rep.stdout)
+    rec = json.loads(cli("bots.cli", "replay", str(path)))
     assert rec["version"] == live.version and rec["rejected"] == [] and not rec["over"]
     same_game(live, replay_script(script)[0])
     assert [s for s in script["steps"] if s.get("auto")] == [
@@ -545,8 +525,7 @@ def test_an_input_without_a_key_is_not_applied_twice_by_a_resent_commit(
 ) -> None:
     async def go() -> None:
         async with make_store() as store:
-            rec = Recorder()
-            service = GameService(LostReply(store), [rec], clock=FakeClock())
+            rec, service = recorded(LostReply(store))
             await service.create_game("station", HOST, game_id="g1")
             out = await service.submit("g1", A.Join("p1", None, "P1"))
             assert out.accepted and out.game.version == 1 and len(rec.calls) == 1
