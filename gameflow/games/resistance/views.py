@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from gameflow.core.legal import spec_json
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.core.views import with_waiting, with_you
 from gameflow.games.resistance.cards import CARDS, OPINION_MAKER
 from gameflow.games.resistance.inputs import awaiting, expected, legal, opinion_makers
 from gameflow.games.resistance.plots import playable
@@ -141,15 +141,11 @@ def player_view(game: Game, player: str) -> dict[str, Any]:
         for f in st.knowledge[s]
     ]
     me["watching"] = [game.players[w] for by, w in st.watch if by == s]
-    me["legal"] = [spec_json(spec) for spec in legal(game, player)] if game.running else []
-    view["you"] = me
-    return view
+    return with_you(view, me, game, player, legal)
 
 
 def host_view(game: Game) -> dict[str, Any]:
-    view = public_view(game)
-    view["waiting"] = [game.players[s] for s in awaiting(game)] if game.running else []
-    return view
+    return with_waiting(public_view(game), game, awaiting)
 
 
 def record(game: Game) -> dict[str, Any]:

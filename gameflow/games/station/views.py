@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gameflow.core.legal import spec_json
 from gameflow.core.state import Game
 from gameflow.core.text import Msg, nmsg
+from gameflow.core.views import with_waiting, with_you
 from gameflow.games.station.flow import vote_question
 from gameflow.games.station.inputs import awaiting, expected, legal
 from gameflow.games.station.state import (
@@ -178,15 +178,11 @@ def player_view(game: Game, player: str) -> dict[str, Any]:
     my_vote = st.votes[s] if st.votes else None
     if my_vote is not None:
         me["vote"] = _id(game, my_vote)
-    me["legal"] = [spec_json(spec) for spec in legal(game, player)] if game.running else []
-    view["you"] = me
-    return view
+    return with_you(view, me, game, player, legal)
 
 
 def host_view(game: Game) -> dict[str, Any]:
-    view = public_view(game)
-    view["waiting"] = [game.players[s] for s in awaiting(game)] if game.running else []
-    return view
+    return with_waiting(public_view(game), game, awaiting)
 
 
 def record(game: Game) -> dict[str, Any]:

@@ -1,0 +1,37 @@
+"""The parts of a game's views every game fills the same way (issue #30).
+
+A player's view is the public view with their own part under "you", which
+lists what they may do while the game runs; the host's view is the public one
+with who the phase still waits for. The game says what goes in; these say how.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gameflow.core.legal import ActionSpec, spec_json
+from gameflow.core.state import Game
+
+
+def with_you(
+    view: dict[str, Any],
+    me: dict[str, Any],
+    game: Game,
+    player: str,
+    legal: Callable[[Game, str], tuple[ActionSpec, ...]],
+) -> dict[str, Any]:
+    """`view` with the player's own part `me` under "you", and in it their
+    legal actions (none once the game no longer runs)."""
+    me["legal"] = [spec_json(spec) for spec in legal(game, player)] if game.running else []
+    view["you"] = me
+    return view
+
+
+def with_waiting(
+    view: dict[str, Any], game: Game, awaiting: Callable[[Game], tuple[int, ...]]
+) -> dict[str, Any]:
+    """`view` with the players the phase waits for under "waiting" (none once
+    the game no longer runs): the host's view."""
+    view["waiting"] = [game.players[s] for s in awaiting(game)] if game.running else []
+    return view
