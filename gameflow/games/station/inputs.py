@@ -58,15 +58,59 @@ def _inactive(st: Station, seat: int) -> Rejected:
     return reject("sitting_out", N_("You sit out this round."))
 
 
+# What a player is told who sends a phase's input in another phase, or twice.
+_WRONG_PHASE: Final = {
+    MISSION: N_("Choices are made in the mission phase."),
+    VOTE: N_("Votes are cast in the vote phase."),
+}
+_LOCKED: Final = {
+    MISSION: N_("You have already sent your choice."),
+    VOTE: N_("You have already voted."),
+}
+
+
+def _closed(game: Game, seat: int, phase: str, sent: tuple[object, ...]) -> Rejected | None:
+    """Why `seat` may not send phase `phase`'s input now, in this order: another
+    phase, they sit out or are dead, they sent it already (`sent`: one a seat);
+    None when they may."""
+    st: Station = game.rules
+    if game.phase.name != phase:
+        return reject("wrong_phase", _WRONG_PHASE[phase])
+    if not st.active(seat, game.phase.round):
+        return _inactive(st, seat)
+    if sent[seat] is not None:
+        return reject("locked", _LOCKED[phase])
+    return None
+
+
+def _sent(
+    game: Game,
+    seat: int,
+    field: int,
+    old: tuple[object, ...],
+    value: object,
+    text: Msg,
+    secret: bool,
+) -> Accepted[Game]:
+    """`seat`'s input `value` in field `field` of the state (`old`: one a seat),
+    told back to them as `text`."""
+    values = (*old[:seat], value, *old[seat + 1 :])
+    new = replace_at(game, _RULES, replace_at(game.rules, field, values))
+    seq = game.phase.seq
+    return Accepted(
+        new,
+        (
+            Event(Kind.TELL, game.players[seat], text, seq, None, secret),
+            Event(Kind.CHANGED, None, None, seq),
+        ),
+    )
+
+
 def choose(game: Game, a: Choose, seat: int) -> Accepted[Game] | Rejected:
     st: Station = game.rules
     r = game.phase.round
-    if game.phase.name != MISSION:
-        return reject("wrong_phase", N_("Choices are made in the mission phase."))
-    if not st.active(seat, r):
-        return _inactive(st, seat)
-    if st.choices[seat] is not None:
-        return reject("locked", N_("You have already sent your choice."))
+    if (closed := _closed(game, seat, MISSION, st.choices)) is not None:
+        return closed
     if not 1 <= a.plan <= len(st.plans):
         return reject("bad_plan", N_("Choose plan 1, 2 or 3."))
     if a.job not in JOBS:
@@ -86,17 +130,7 @@ def choose(game: Game, a: Choose, seat: int) -> Accepted[Game] | Rejected:
     if a.trap and TRAP not in secrets:
         return reject("no_trap_card", N_("You have no trap card this round."))
     choice = Choice(a.plan - 1, a.job, partner, a.sabotage, a.trap)
-    choices = (*st.choices[:seat], choice, *st.choices[seat + 1 :])
-    new = replace_at(game, _RULES, replace_at(st, _CHOICES, choices))
-    seq = game.phase.seq
-    text = _locked_text(game, choice)
-    return Accepted(
-        new,
-        (
-            Event(Kind.TELL, game.players[seat], text, seq, None, True),
-            Event(Kind.CHANGED, None, None, seq),
-        ),
-    )
+    return _sent(game, seat, _CHOICES, st.choices, choice, _locked_text(game, choice), True)
 
 
 # Hot-path constants: field positions for `replace_at`, and the fixed texts.
@@ -129,12 +163,8 @@ def _locked_text(game: Game, c: Choice) -> Msg:
 def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
     st: Station = game.rules
     r = game.phase.round
-    if game.phase.name != VOTE:
-        return reject("wrong_phase", N_("Votes are cast in the vote phase."))
-    if not st.active(seat, r):
-        return _inactive(st, seat)
-    if st.votes[seat] is not None:
-        return reject("locked", N_("You have already voted."))
+    if (closed := _closed(game, seat, VOTE, st.votes)) is not None:
+        return closed
     target = NOBODY
     if a.target is not None:
         target = game.seat(a.target)
@@ -142,14 +172,9 @@ def vote(game: Game, a: Vote, seat: int) -> Accepted[Game] | Rejected:
             return reject("self_vote", N_("You can't vote for yourself."))
         if target < 0 or not st.active(target, r):
             return reject("bad_target", N_("Vote for another active player, or for nobody."))
-    votes = (*st.votes[:seat], target, *st.votes[seat + 1 :])
-    new = replace_at(game, _RULES, replace_at(st, _VOTES, votes))
     chosen = game.names[target] if target != NOBODY else _NOBODY
-    seq = game.phase.seq
     text = Msg(N_("Vote locked: {choice}."), (("choice", chosen),))
-    return Accepted(
-        new, (Event(Kind.TELL, game.players[seat], text, seq), Event(Kind.CHANGED, None, None, seq))
-    )
+    return _sent(game, seat, _VOTES, st.votes, target, text, False)
 
 
 def awaiting(game: Game) -> tuple[int, ...]:
