@@ -9,7 +9,6 @@ Cluster's one-slot rule); the loads are counted at the scheduler's source.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,11 +21,13 @@ from scheduler.plan import next_instant
 from scheduler.ports import deadline_key
 from scheduler.service_ports import SchedulerNotifier, ServiceSink, StoreSource
 from service.games import GameService
+from tests.scheduler_helpers import NoSink, clock, until
 from tests.store_helpers import HOST, T0, store_fixture
 
 pytestmark = pytest.mark.scheduler
 
 make_store = store_fixture(("sqlite", "redis", "redis-cluster"))
+__all__ = ["clock"]  # the fixture, used by name
 H = 3600.0
 
 
@@ -51,14 +52,6 @@ async def started(service: GameService, seconds: float) -> str:
         await service.submit(gid, A.Join(f"{gid}-{p}", None, p.title()))
     await service.submit(gid, A.Start(HOST))
     return gid
-
-
-class NoSink:
-    async def submit_deadline(self, game_id: str, phase_seq: int, key: str) -> None:
-        raise AssertionError("nothing is due here")
-
-    async def send_reminder(self, game_id: str, phase_seq: int, seats: tuple[int, ...]) -> None:
-        raise AssertionError("nothing is due here")
 
 
 def test_a_resync_of_idle_games_loads_none(make_store: Any) -> None:
@@ -89,21 +82,6 @@ def test_a_resync_of_idle_games_loads_none(make_store: Any) -> None:
             sched.stop()
 
     asyncio.run(main())
-
-
-@pytest.fixture
-def clock() -> Iterator[time_machine.Coordinates]:
-    with time_machine.travel(T0, tick=False) as traveller:
-        yield traveller
-
-
-async def until(check: Any, timeout: float = 5.0) -> None:
-    """Poll while the store's thread (or Redis) and the loop make progress."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not await check():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.005)
 
 
 def test_a_deadline_never_decoded_by_a_resync_fires_on_time(

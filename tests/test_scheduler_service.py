@@ -7,7 +7,6 @@ service's notifier re-arms the next phase. (Adapters: `scheduler.service_ports`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 import time_machine
@@ -18,11 +17,13 @@ from gameflow.core.state import Game
 from scheduler.deadlines import DeadlineScheduler
 from scheduler.ports import deadline_key
 from scheduler.service_ports import SchedulerNotifier, ServiceSink, StoreSource
+from tests.scheduler_helpers import clock, until
 
 pytestmark = pytest.mark.scheduler
 
 T0 = 1_800_000_000.0
 HOST = "tg:host"
+__all__ = ["clock"]  # the fixture, used by name
 
 
 class Outbox:
@@ -33,21 +34,6 @@ class Outbox:
 
     async def notify(self, game: Game, events: tuple[Event, ...]) -> None:
         self.sent.append((game.version, events))
-
-
-@pytest.fixture
-def clock() -> Iterator[time_machine.Coordinates]:
-    with time_machine.travel(T0, tick=False) as traveller:
-        yield traveller
-
-
-async def until(check: object, timeout: float = 5.0) -> None:
-    """Poll a condition while the store's worker thread and the loop make progress."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not check():  # type: ignore[operator]
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.005)
 
 
 def test_deadlines_go_through_the_game_service_once(clock: time_machine.Coordinates) -> None:

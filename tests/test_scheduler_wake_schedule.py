@@ -31,6 +31,7 @@ from scheduler.plan import DEFAULT, Policy, Schedule, plan, schedule
 from scheduler.redis_ports import RedisGames, RedisService
 from scheduler.runner import candidate
 from scheduler.service_ports import WakeNotifier
+from tests.scheduler_helpers import NoSink
 from tests.store_helpers import playthrough
 from tests.worker_process import wait_for
 
@@ -94,14 +95,6 @@ class Counting:
     async def active_games(self) -> Any:
         for game in list(self.games.values()):
             yield game
-
-
-class NoSink:
-    async def submit_deadline(self, game_id: str, phase_seq: int, key: str) -> None:
-        raise AssertionError("nothing fires here")
-
-    async def send_reminder(self, game_id: str, phase_seq: int, seats: tuple[int, ...]) -> None:
-        raise AssertionError("nothing fires here")
 
 
 def test_a_wake_up_with_the_armed_schedule_loads_nothing() -> None:
