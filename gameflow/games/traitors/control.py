@@ -65,19 +65,39 @@ def _night_ahead(game: Game, st: Traitors) -> bool:
     return game.phase.name in BEFORE_NIGHT_ENDS and game.phase.round < st.final_day
 
 
+def _tonight(
+    game: Game, already: bool, new: Traitors, no_night: str, again: str, said: str
+) -> Accepted[Game] | Rejected:
+    """A switch for tonight (murder-free, the death list): refused with
+    `no_night` when no night is left today and with `again` when it is
+    `already` on; else the game takes `new` and everyone is told `said`."""
+    if not _night_ahead(game, game.rules):
+        return reject("no_night", no_night)
+    if already:
+        return reject("already", again)
+    return Accepted(game._replace(rules=new), (announce(msg(said), game.phase.seq),))
+
+
+def _final_target(game: Game) -> int:
+    """The day `final` calls the final round table for: today, or tomorrow
+    once today's round table is over."""
+    day = game.phase.round
+    return day if game.phase.name in (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE) else day + 1
+
+
 def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
     st: Traitors = game.rules
     seq = game.phase.seq
     if isinstance(a, Score):
         return missions.score(game, a)
     if isinstance(a, MurderFree):
-        if not _night_ahead(game, st):
-            return reject("no_night", N_("There is no night left today to make murder-free."))
-        if st.murder_free:
-            return reject("already", N_("Tonight is already murder-free."))
-        new = game._replace(rules=st._replace(murder_free=True))
-        return Accepted(
-            new, (announce(msg(N_("The game master declares tonight murder-free.")), seq),)
+        return _tonight(
+            game,
+            st.murder_free,
+            st._replace(murder_free=True),
+            N_("There is no night left today to make murder-free."),
+            N_("Tonight is already murder-free."),
+            N_("The game master declares tonight murder-free."),
         )
     if isinstance(a, ForbidMurder):
         if not may_forbid(game, st):
@@ -106,17 +126,16 @@ def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
         text = msg(N_("The dagger is in play.")) if a.on else msg(N_("The dagger is out of play."))
         return Accepted(new, (announce(text, seq), Event(Kind.CHANGED, phase=seq)))
     if isinstance(a, PlayDeathList):
-        if not _night_ahead(game, st):
-            return reject("no_night", N_("There is no night left today for the death list."))
-        if st.death_list_on:
-            return reject("already", N_("The death list is already in play tonight."))
-        new = game._replace(rules=st._replace(death_list_on=True))
-        return Accepted(
-            new, (announce(msg(N_("The game master puts the death list in play.")), seq),)
+        return _tonight(
+            game,
+            st.death_list_on,
+            st._replace(death_list_on=True),
+            N_("There is no night left today for the death list."),
+            N_("The death list is already in play tonight."),
+            N_("The game master puts the death list in play."),
         )
     if isinstance(a, CallFinal):
-        day = game.phase.round
-        target = day if game.phase.name in (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE) else day + 1
+        target = _final_target(game)
         if st.final_day <= target:
             return reject("already", N_("The final round table is already the next one."))
         new = game._replace(rules=st._replace(final_day=target))
@@ -144,8 +163,6 @@ def legal(game: Game) -> tuple[ActionSpec, ...]:
             specs.append(ActionSpec(PlayDeathList.kind, seq))
     specs.append(ActionSpec(Recruit.kind, seq, (Field("allow", (False, True)),)))
     specs.append(ActionSpec(PlayDagger.kind, seq, (Field("on", (False, True)),)))
-    day = game.phase.round
-    target = day if game.phase.name in (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE) else day + 1
-    if st.final_day > target:
+    if st.final_day > _final_target(game):
         specs.append(ActionSpec(CallFinal.kind, seq))
     return tuple(specs)
