@@ -81,6 +81,12 @@ def _ids(step: Mapping[str, Any], key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _given(step: dict[str, Any], **fields: object) -> dict[str, Any]:
+    """`step` with those of `fields` that are set: a script leaves out a
+    switch that is off, no chest and no reason (`parse_step` reads them so)."""
+    return {**step, **{key: value for key, value in fields.items() if value}}
+
+
 class TraitorsRules(Delegating):
     # legal, ask, the views and record: inputs.py and views.py (Delegating)
     kind = "traitors"
@@ -195,21 +201,12 @@ class TraitorsRules(Delegating):
         if isinstance(action, Score):
             return {**base, "silver": action.silver, "access": list(action.access)}
         if isinstance(action, Reply):
-            step = dict(base)
-            if action.to is not None:
-                step["to"] = action.to
-            if action.drop:
-                step["drop"] = True
-            if action.chest:
-                step["chest"] = action.chest
-            return step
+            to = {} if action.to is None else {"to": action.to}
+            return _given({**base, **to}, drop=action.drop, chest=action.chest)
         if isinstance(action, Vote):
-            step = {**base, "for": action.target}
-            if action.dagger:
-                step["dagger"] = True
-            if action.reason:
-                step["reason"] = action.reason
-            return step
+            return _given(
+                {**base, "for": action.target}, dagger=action.dagger, reason=action.reason
+            )
         if isinstance(action, Plea):
             return {**base, "text": action.text}
         if isinstance(action, Murder | Tempt | Force):

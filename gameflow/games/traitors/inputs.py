@@ -10,6 +10,9 @@ offers what would be refused. At night `awaiting()` reads the same
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Final
+
 from gameflow.core.actions import Action
 from gameflow.core.legal import ActionSpec, Field, Value
 from gameflow.core.result import Accepted, Rejected, reject
@@ -39,6 +42,19 @@ from gameflow.games.traitors.state import (
     Traitors,
 )
 
+# Each player input and the function that takes it, from the acting seat.
+TAKES: Final[dict[type[Action], Callable[[Game, Any, int], Accepted[Game] | Rejected]]] = {
+    Reply: missions.reply,
+    Vote: roundtable.vote,
+    Plea: roundtable.plea,
+    Murder: night.night_vote,
+    Tempt: night.night_vote,
+    Force: night.night_vote,
+    DeathList: night.death_list,
+    Answer: night.answer,
+    EndVote: roundtable.end_vote,
+}
+
 
 def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
     if type(a) in HOST_ACTIONS:
@@ -48,21 +64,10 @@ def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
     seat = game.seat(a.by or "")
     if seat < 0:
         return reject("not_in_game", N_("You are not playing in this game."))
-    if isinstance(a, Reply):
-        return missions.reply(game, a, seat)
-    if isinstance(a, Vote):
-        return roundtable.vote(game, a, seat)
-    if isinstance(a, Plea):
-        return roundtable.plea(game, a, seat)
-    if isinstance(a, Murder | Tempt | Force):
-        return night.night_vote(game, a, seat)
-    if isinstance(a, DeathList):
-        return night.death_list(game, a, seat)
-    if isinstance(a, Answer):
-        return night.answer(game, a, seat)
-    if isinstance(a, EndVote):
-        return roundtable.end_vote(game, a, seat)
-    raise TypeError(f"not a Traitors action: {a!r}")
+    take = TAKES.get(type(a))
+    if take is None:
+        raise TypeError(f"not a Traitors action: {a!r}")
+    return take(game, a, seat)
 
 
 def expected(game: Game) -> tuple[int, ...]:
