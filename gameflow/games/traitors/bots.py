@@ -23,17 +23,8 @@ from gameflow.core.legal import ActionSpec, Value
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.rng import rng_for
 from gameflow.core.state import Game
-from gameflow.games.traitors.actions import (
-    Answer,
-    EndVote,
-    Force,
-    Murder,
-    Plea,
-    Reply,
-    Tempt,
-    Vote,
-)
-from gameflow.games.traitors.reason import decide
+from gameflow.games.traitors.actions import EndVote, Force, Murder, Reply, Tempt, Vote
+from gameflow.games.traitors.reason import decide, plain
 from gameflow.games.traitors.state import TRAITOR, TRAITORS, Traitors
 
 Policy = Callable[[Game, str, ActionSpec, random.Random], A.Action | None]
@@ -101,9 +92,10 @@ def choose(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.A
     seat = game.seat(player)
     traitor = seat >= 0 and st.role[seat] == TRAITOR
     mates = {game.players[s] for s in range(len(game.players)) if st.role[s] == TRAITOR}
-    if spec.kind == Reply.kind:
-        if spec.field("chest") is not None:
-            return Reply(player, spec.phase, chest=int(rng.choice(spec.options("chest")) or 0))
+    answer = plain(player, spec, rng)
+    if answer is not None:
+        return answer
+    if spec.kind == Reply.kind:  # the relay: the recipient drawn before the drop
         to = rng.choice(spec.options("to"))
         drop = traitor and True in spec.options("drop") and rng.random() < 0.5
         return Reply(player, spec.phase, to=str(to), drop=drop)
@@ -119,8 +111,6 @@ def choose(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.A
             target = talk  # the table's talk settles on one of the top suspects
         dagger = traitor and True in spec.options("dagger")
         return Vote(player, spec.phase, str(target), dagger)
-    if spec.kind == Plea.kind:
-        return Plea(player, spec.phase, "I am loyal.")
     if spec.kind == Tempt.kind:
         if rng.random() < 0.25:
             return Tempt(player, spec.phase, str(_shared(game, "tempt", spec.options("target"))))
@@ -132,8 +122,6 @@ def choose(game: Game, player: str, spec: ActionSpec, rng: random.Random) -> A.A
         )
     if spec.kind == Force.kind:
         return Force(player, spec.phase, str(_shared(game, "force", spec.options("target"))))
-    if spec.kind == Answer.kind:
-        return Answer(player, spec.phase, rng.random() < 0.25)
     if spec.kind == EndVote.kind:
         return EndVote(player, spec.phase, traitor or len(st.seats()) <= 3)
     return None  # the death list, host actions: not used by these bots

@@ -71,6 +71,21 @@ def _pick(
     return max(pool, key=lambda p: (key.get(p, 0.0), -order.get(p, 0)))
 
 
+def plain(
+    player: str, spec: ActionSpec, rng: random.Random, style: Style = STYLE
+) -> A.Action | None:
+    """The inputs every Traitors bot answers alike, the simple ones too, as
+    they need no reading of the table: any legal chest, a plea of loyalty, a
+    tempted player's yes at `style.accept` (None: not one of these)."""
+    if spec.kind == Reply.kind and spec.field("chest") is not None:
+        return Reply(player, spec.phase, chest=int(rng.choice(spec.options("chest")) or 0))
+    if spec.kind == Plea.kind:
+        return Plea(player, spec.phase, "I am loyal.")
+    if spec.kind == Answer.kind:
+        return Answer(player, spec.phase, rng.random() < style.accept)
+    return None
+
+
 def decide(
     view: Mapping[str, Any],
     player: str,
@@ -83,18 +98,15 @@ def decide(
     traitor = you["role"] == TRAITOR
     mates = frozenset(you.get("traitors", ()))
     kind = spec.kind
-    if kind == Reply.kind:
-        if spec.field("chest") is not None:
-            return Reply(player, spec.phase, chest=int(rng.choice(spec.options("chest")) or 0))
+    answer = plain(player, spec, rng, style)
+    if answer is not None:
+        return answer
+    if kind == Reply.kind:  # the relay
         to = spec.options("to")
         if not to:
             return None  # nobody left to pass the message to
         drop = traitor and True in spec.options("drop") and rng.random() < style.drop
         return Reply(player, spec.phase, to=str(rng.choice(to)), drop=drop)
-    if kind == Plea.kind:
-        return Plea(player, spec.phase, "I am loyal.")
-    if kind == Answer.kind:
-        return Answer(player, spec.phase, rng.random() < style.accept)
     s = suspicion(view)
     if kind == Vote.kind:
         pool = [str(c) for c in spec.options("for")]
@@ -169,4 +181,4 @@ def _night(
     return Murder(player, spec.phase, _pick(view, "traitors/murder", rest, trust))
 
 
-__all__ = ["STYLE", "Style", "decide"]
+__all__ = ["STYLE", "Style", "decide", "plain"]
