@@ -60,6 +60,17 @@ def learn(st: Resistance, seat: int, fact: Fact) -> Resistance:
     return update(st, knowledge=(*k[:seat], (*k[seat], fact), *k[seat + 1 :]))
 
 
+def _show_team(
+    game: Game, st: Resistance, card: str, seat: int, about: int, text: str, who: str
+) -> tuple[Resistance, Event]:
+    """`card` shows `seat` the team of `about`: a fact they keep, and `text`
+    told them in secret (`{who}` names `about` in it, `{team}` the team)."""
+    spy = st.spy[about]
+    st = learn(st, seat, Fact(st.mission, card, about, team_of(spy)))
+    told = msg(text, **{who: game.names[about]}, team=team_msg(spy))
+    return st, tell(game.players[seat], told, game.phase.seq, secret=True)
+
+
 def playable(game: Game, seat: int) -> tuple[str, ...]:
     """The plot cards `seat` can play right now (each kind once)."""
     st: Resistance = game.rules
@@ -150,13 +161,9 @@ def deal_card(game: Game, card: str, to: int) -> Accepted[Game]:
     spec = CARDS[card]
     receiver = game.players[to]
     if card == ESTABLISH_CONFIDENCE:
-        st = learn(st, to, Fact(st.mission, card, leader, team_of(st.spy[leader])))
-        text = msg(
-            N_("Establish Confidence: the leader {leader} is {team}."),
-            leader=game.names[leader],
-            team=team_msg(st.spy[leader]),
-        )
-        events.append(tell(receiver, text, seq, secret=True))
+        shown = N_("Establish Confidence: the leader {leader} is {team}.")
+        st, told = _show_team(game, st, card, to, leader, shown, "leader")
+        events.append(told)
     elif card in CHOICE_CARDS:
         if card == TAKE_RESPONSIBILITY and not any(h.seat != to for h in st.held):
             events.append(
@@ -259,21 +266,13 @@ def apply_card(
         )
         events.append(announce(text, seq))
     elif card == OVERHEARD_CONVERSATION:
-        st = learn(st, seat, Fact(st.mission, card, target, team_of(st.spy[target])))
-        text = msg(
-            N_("Overheard Conversation: {target} is {team}."),
-            target=game.names[target],
-            team=team_msg(st.spy[target]),
-        )
-        events.append(tell(me, text, seq, secret=True))
+        shown = N_("Overheard Conversation: {target} is {team}.")
+        st, told = _show_team(game, st, card, seat, target, shown, "target")
+        events.append(told)
     elif card == OPEN_UP:
-        st = learn(st, target, Fact(st.mission, card, seat, team_of(st.spy[seat])))
-        text = msg(
-            N_("Open Up: {name} shows you that they are {team}."),
-            name=name,
-            team=team_msg(st.spy[seat]),
-        )
-        events.append(tell(game.players[target], text, seq, secret=True))
+        shown = N_("Open Up: {name} shows you that they are {team}.")
+        st, told = _show_team(game, st, card, target, seat, shown, "name")
+        events.append(told)
         events.append(
             tell(
                 me, msg(N_("You have shown your team to {target}."), target=game.names[target]), seq
