@@ -20,13 +20,13 @@ from gameflow.core.state import Game
 from gameflow.games.traitors import ending, flow, inputs, missions, night, roundtable, tv, views
 from gameflow.games.traitors.actions import (
     HOST_KINDS,
+    NIGHT_KINDS,
+    NIGHT_VOTES,
     Answer,
     CallFinal,
     DeathList,
     EndVote,
     ForbidMurder,
-    Force,
-    Murder,
     MurderFree,
     PlayDagger,
     PlayDeathList,
@@ -34,7 +34,6 @@ from gameflow.games.traitors.actions import (
     Recruit,
     Reply,
     Score,
-    Tempt,
     Vote,
 )
 from gameflow.games.traitors.chat import relay, silenced, table_talk, team
@@ -171,9 +170,9 @@ class TraitorsRules(Delegating):
             return Vote(by, phase, _str(step, "for"), _bool(step, "dagger", False), reason)
         if do == "plea":
             return Plea(by, phase, str(step.get("text", "")))
-        if do in ("murder", "tempt", "force"):
-            cls = {"murder": Murder, "tempt": Tempt, "force": Force}[do]
-            return cls(by, phase, _str(step, "target"))
+        if do in NIGHT_KINDS:
+            vote = NIGHT_VOTES[NIGHT_KINDS.index(do)]
+            return vote(by, phase, _str(step, "target"))
         if do == "death_list":
             if by == "host" and "names" not in step:
                 return PlayDeathList(by, phase)
@@ -209,7 +208,7 @@ class TraitorsRules(Delegating):
             )
         if isinstance(action, Plea):
             return {**base, "text": action.text}
-        if isinstance(action, Murder | Tempt | Force):
+        if isinstance(action, NIGHT_VOTES):
             return {**base, "target": action.target}
         if isinstance(action, DeathList):
             return {**base, "names": list(action.names)}

@@ -68,6 +68,11 @@ class Force(Action):
     target: str = ""
 
 
+# The traitors' night votes on one target (night.night_vote takes them all).
+NIGHT_VOTES: tuple[type[Murder | Tempt | Force], ...] = (Murder, Tempt, Force)
+NIGHT_KINDS: tuple[str, ...] = tuple(a.kind for a in NIGHT_VOTES)
+
+
 @dataclass(frozen=True, slots=True)
 class DeathList(Action):
     kind: ClassVar[str] = "death_list"

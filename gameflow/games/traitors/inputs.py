@@ -21,14 +21,13 @@ from gameflow.core.text import N_
 from gameflow.games.traitors import control, missions, night, roundtable
 from gameflow.games.traitors.actions import (
     HOST_ACTIONS,
+    NIGHT_KINDS,
+    NIGHT_VOTES,
     Answer,
     DeathList,
     EndVote,
-    Force,
-    Murder,
     Plea,
     Reply,
-    Tempt,
     Vote,
 )
 from gameflow.games.traitors.state import (
@@ -47,9 +46,7 @@ TAKES: Final[dict[type[Action], Callable[[Game, Any, int], Accepted[Game] | Reje
     Reply: missions.reply,
     Vote: roundtable.vote,
     Plea: roundtable.plea,
-    Murder: night.night_vote,
-    Tempt: night.night_vote,
-    Force: night.night_vote,
+    **dict.fromkeys(NIGHT_VOTES, night.night_vote),
     DeathList: night.death_list,
     Answer: night.answer,
     EndVote: roundtable.end_vote,
@@ -160,7 +157,7 @@ def _player_legal(game: Game, st: Traitors, player: str) -> tuple[ActionSpec, ..
             specs.append(ActionSpec(Plea.kind, seq, (Field("text", (), free=True),)))
     if name in NIGHT_PHASES:
         offered = night.choices(st, seat, day)
-        for kind in (Murder.kind, Tempt.kind, Force.kind):
+        for kind in NIGHT_KINDS:
             if kind in offered:
                 ids = _ids(game, offered[kind])
                 specs.append(ActionSpec(kind, seq, (Field("target", ids),)))

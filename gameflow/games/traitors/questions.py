@@ -17,6 +17,7 @@ from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.games.traitors import inputs, missions, roundtable
 from gameflow.games.traitors.actions import (
+    NIGHT_KINDS,
     Answer,
     DeathList,
     EndVote,
@@ -91,7 +92,7 @@ def ask(game: Game, player: str) -> tuple[Msg, ...]:
         lines.extend(_vote(game, st, seat))
     if Plea.kind in kinds:
         lines.append(msg(PLEA))
-    if kinds & {Murder.kind, Tempt.kind, Force.kind, DeathList.kind}:
+    if kinds & {*NIGHT_KINDS, DeathList.kind}:
         lines.extend(_night(st, kinds))
     if Answer.kind in kinds and st.pending is not None:
         lines.append(msg(TEMPTED if st.pending.kind == TEMPT else FORCED))

@@ -30,6 +30,7 @@ from typing import Any, Final, NamedTuple
 from gameflow.core import actions as A
 from gameflow.core.legal import ActionSpec
 from gameflow.games.traitors.actions import (
+    NIGHT_KINDS,
     Answer,
     EndVote,
     Force,
@@ -116,7 +117,7 @@ def decide(
         if traitor:
             return EndVote(player, spec.phase, True)
         return EndVote(player, spec.phase, s.none_left(frozenset({player})) >= style.end_at)
-    if kind in (Murder.kind, Tempt.kind, Force.kind):
+    if kind in NIGHT_KINDS:
         return _night(view, s, spec, player, mates, rng, style)
     return None  # the death list, host actions: not used by these bots
 
