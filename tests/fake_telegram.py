@@ -274,26 +274,25 @@ class FakeBotApi:
             return 400, "Bad Request: message to edit not found"
         return message
 
-    def do_editMessageText(self, params: dict[str, Any]) -> Any:
+    def _edit(self, params: dict[str, Any], text: str | None = None) -> Any:
+        """The message edited in place: its text (if given) and its keyboard,
+        which an edit without one removes."""
         message = self._find(params)
         if isinstance(message, tuple):
             return message
-        message["text"] = str(params.get("text", ""))
+        if text is not None:
+            message["text"] = text
         if params.get("reply_markup"):
             message["reply_markup"] = params["reply_markup"]
         else:
             message.pop("reply_markup", None)
         return message
 
+    def do_editMessageText(self, params: dict[str, Any]) -> Any:
+        return self._edit(params, str(params.get("text", "")))
+
     def do_editMessageReplyMarkup(self, params: dict[str, Any]) -> Any:
-        message = self._find(params)
-        if isinstance(message, tuple):
-            return message
-        if params.get("reply_markup"):
-            message["reply_markup"] = params["reply_markup"]
-        else:
-            message.pop("reply_markup", None)
-        return message
+        return self._edit(params)
 
     def do_answerCallbackQuery(self, params: dict[str, Any]) -> Any:
         self.answers.append(params)

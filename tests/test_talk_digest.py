@@ -53,6 +53,16 @@ def test_a_campaign_day_of_digests(tmp_path: Path, fake: FakeTwilio) -> None:
             said_at: list[float] = []
             texts_at: dict[str, list[tuple[float, str]]] = {p: [] for p in SMS}
             seen = {p: len(fake.to(p)) for p in SMS}
+
+            async def sweep() -> None:
+                """The digests' sweep, and the notes it texted kept with their time."""
+                await t.sms.delivery.digests.sweep()
+                await t.settle()
+                for p in SMS:
+                    new = fake.to(p)[seen[p] :]
+                    seen[p] = len(fake.to(p))
+                    texts_at[p] += [(t.clock.now, body) for body in new if "note " in body]
+
             n = 0
             end = oslo(16, 12)
             restarted = False
@@ -77,12 +87,7 @@ def test_a_campaign_day_of_digests(tmp_path: Path, fake: FakeTwilio) -> None:
                         t.store, sr_latin=False, clock=t.clock, wake=t.sms.delivery.wake
                     )
                     restarted = True
-                await t.sms.delivery.digests.sweep()
-                await t.settle()
-                for p in SMS:
-                    new = fake.to(p)[seen[p] :]
-                    seen[p] = len(fake.to(p))
-                    texts_at[p] += [(t.clock.now, body) for body in new if "note " in body]
+                await sweep()
                 t.clock.now += STEP
             assert restarted and n > 100
             # the lines held over the second day's cap come with the third's first
@@ -92,12 +97,7 @@ def test_a_campaign_day_of_digests(tmp_path: Path, fake: FakeTwilio) -> None:
             # then every digest the backlog takes, a gap apart
             t.clock.now = oslo(17, 7)
             for _ in range(CAP):
-                await t.sms.delivery.digests.sweep()
-                await t.settle()
-                for p in SMS:
-                    new = fake.to(p)[seen[p] :]
-                    seen[p] = len(fake.to(p))
-                    texts_at[p] += [(t.clock.now, body) for body in new if "note " in body]
+                await sweep()
                 t.clock.now += EVERY
             rec = digest.load(await t.store.get_attr(t.game_id, digest.ATTR))
             assert not digest.waiting(rec), rec.get("q")
@@ -274,11 +274,13 @@ def _campaign_game() -> Any:
 make_store = store_fixture()
 
 
-def test_digests_on_each_store_across_a_restart(make_store: Any) -> None:
-    """On SQLite and Redis: lines taken from the outbox as a worker takes
-    them are queued, the first sent at once; a new store object and a new
-    `Digests` (a restarted worker) sends the rest as one digest once the gap
-    has passed, and a batch handed out again queues nothing twice."""
+NAMES = ("Ana", "Bo", "Cy", "Dag", "Eli", "Fia")
+
+
+async def sms_campaign(store: Any, clock: Any) -> tuple[Any, str, list[str]]:
+    """A Traitors campaign of six SMS players at the digest defaults,
+    talking through the real SMS talker, started, with the start's texts
+    taken: the service, the game's id and the players' ids."""
     from adapters.sms.directory import player_id
     from adapters.sms.renderer import CHANNEL, SmsRenderer
     from adapters.sms.settings import SmsSettings
@@ -286,28 +288,38 @@ def test_digests_on_each_store_across_a_restart(make_store: Any) -> None:
     from gameflow.core import actions as A
     from service import talk
     from service.games import GameService
+
+    ids = [player_id(f"+4791250{i:03d}", "k") for i in range(6)]
+    renderer = SmsRenderer(SmsSettings("AC" + "0" * 32, "token", "https://x.test", id_key="k"))
+    service = GameService(store, composers=[renderer], clock=clock)
+    talk.add_talker(service.talkers, SmsTalker(renderer))
+    options = {"pacing": "campaign", "timezone": "Europe/Oslo"}
+    made = await service.create_game("traitors", "tg:1", lang="en", options=options)
+    game_id = made.game.id
+    for pid, name in zip(ids, NAMES, strict=True):
+        assert (await service.submit(game_id, A.Join(pid, None, name))).accepted
+    assert (await service.submit(game_id, A.Start("tg:1"))).accepted
+    while start := await store.take(CHANNEL, game_id, "reader", min_idle=0):
+        for e in start:  # the start's texts
+            await store.ack(CHANNEL, game_id, e.key)
+    return service, game_id, ids
+
+
+def test_digests_on_each_store_across_a_restart(make_store: Any) -> None:
+    """On SQLite and Redis: lines taken from the outbox as a worker takes
+    them are queued, the first sent at once; a new store object and a new
+    `Digests` (a restarted worker) sends the rest as one digest once the gap
+    has passed, and a batch handed out again queues nothing twice."""
+    from adapters.sms.renderer import CHANNEL
+    from service import talk
     from tests.store_helpers import FakeClock
 
     clock = FakeClock(oslo(15, 12))
-    ids = [player_id(f"+4791250{i:03d}", "k") for i in range(6)]
-    ana, others = ids[0], ids[1:]
 
     async def main() -> None:
         async with make_store(clock=clock) as store:
-            renderer = SmsRenderer(
-                SmsSettings("AC" + "0" * 32, "token", "https://x.test", id_key="k")
-            )
-            service = GameService(store, composers=[renderer], clock=clock)
-            talk.add_talker(service.talkers, SmsTalker(renderer))
-            options = {"pacing": "campaign", "timezone": "Europe/Oslo"}
-            made = await service.create_game("traitors", "tg:1", lang="en", options=options)
-            game_id = made.game.id
-            for pid, name in zip(ids, ("Ana", "Bo", "Cy", "Dag", "Eli", "Fia"), strict=True):
-                assert (await service.submit(game_id, A.Join(pid, None, name))).accepted
-            assert (await service.submit(game_id, A.Start("tg:1"))).accepted
-            while start := await store.take(CHANNEL, game_id, "reader", min_idle=0):
-                for e in start:  # the start's texts
-                    await store.ack(CHANNEL, game_id, e.key)
+            service, game_id, ids = await sms_campaign(store, clock)
+            ana, others = ids[0], ids[1:]
             worker = Digests(store, sr_latin=False, clock=clock)
             got: dict[str, list[str]] = {p: [] for p in others}
             for n in range(5):  # taken and sifted as they come
@@ -333,5 +345,48 @@ def test_digests_on_each_store_across_a_restart(make_store: Any) -> None:
                 got[e.payload["player"]].append(e.payload["body"])
             want = ["Ana: line 0", "Ana: line 1\nAna: line 2\nAna: line 3\nAna: line 4"]
             assert got == dict.fromkeys(others, want), got
+
+    run(main())
+
+
+def test_talk_queued_before_a_mute_is_not_texted(tmp_path: Path) -> None:
+    """Bo sends MUTE while a line waits in his digest queue and another
+    waits in the outbox: neither reaches him (the outbox's is acked as
+    skipped, the queued one dropped), the others get both."""
+    from adapters.sms.renderer import CHANNEL
+    from service import talk
+    from tests.store_helpers import FakeClock
+
+    clock = FakeClock(oslo(15, 12))
+
+    async def main() -> None:
+        store = SqliteStore(str(tmp_path / "mute.sqlite3"), clock=clock)
+        try:
+            service, game_id, ids = await sms_campaign(store, clock)
+            ana, bo, rest = ids[0], ids[1], ids[2:]
+            worker = Digests(store, sr_latin=False, clock=clock)
+            got: dict[str, list[str]] = {p: [] for p in ids[1:]}
+
+            async def deliver() -> None:
+                for e in await worker.sift(game_id, await store.take(CHANNEL, game_id, "w")):
+                    got[e.payload["player"]].append(e.payload["body"])
+                    await store.ack(CHANNEL, game_id, e.key)
+
+            for n in range(2):  # the first goes at once, the second is queued
+                await service.talk(game_id, ana, f"line {n}", key=f"k{n}")
+                await deliver()
+            await service.talk(game_id, ana, "line 2", key="k2")  # in the outbox
+            await talk.texts(store, await service.load(game_id), bo, False)  # MUTE
+            await deliver()
+            clock.now += EVERY
+            await worker.sweep()
+            await deliver()
+            await worker.stop()
+            assert got[bo] == ["Ana: line 0"]
+            for p in rest:
+                assert got[p] == ["Ana: line 0", "Ana: line 1\nAna: line 2"], got[p]
+            assert not digest.waiting(digest.load(await store.get_attr(game_id, digest.ATTR)))
+        finally:
+            await store.close()
 
     run(main())
