@@ -47,6 +47,18 @@ BEFORE_NIGHT_ENDS: Final = (MISSION, SHIELD_ROOM, ROUNDTABLE, REVOTE, NIGHT, ANS
 # [decision] The silver a host-scored mission earned, as the host's menu offers
 # it (a script may score any whole number up to `missions.MAX_SILVER`).
 SILVER_CHOICES: Final = (0, 5, 10, 15, 20, 25, 30, 40, 50, 60, 75, 100)
+# A switch for tonight's texts (`_tonight`): refused as no night is left today,
+# refused as it is already on, and what everyone is told when it is switched on.
+MURDER_FREE: Final = (
+    N_("There is no night left today to make murder-free."),
+    N_("Tonight is already murder-free."),
+    N_("The game master declares tonight murder-free."),
+)
+DEATH_LIST: Final = (
+    N_("There is no night left today for the death list."),
+    N_("The death list is already in play tonight."),
+    N_("The game master puts the death list in play."),
+)
 
 
 def may_forbid(game: Game, st: Traitors) -> bool:
@@ -66,11 +78,12 @@ def _night_ahead(game: Game, st: Traitors) -> bool:
 
 
 def _tonight(
-    game: Game, already: bool, new: Traitors, no_night: str, again: str, said: str
+    game: Game, already: bool, new: Traitors, texts: tuple[str, str, str]
 ) -> Accepted[Game] | Rejected:
-    """A switch for tonight (murder-free, the death list): refused with
-    `no_night` when no night is left today and with `again` when it is
-    `already` on; else the game takes `new` and everyone is told `said`."""
+    """A switch for tonight (murder-free, the death list), with its `texts`:
+    refused when no night is left today and when it is `already` on; else the
+    game takes `new` and everyone is told."""
+    no_night, again, said = texts
     if not _night_ahead(game, game.rules):
         return reject("no_night", no_night)
     if already:
@@ -91,14 +104,7 @@ def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
     if isinstance(a, Score):
         return missions.score(game, a)
     if isinstance(a, MurderFree):
-        return _tonight(
-            game,
-            st.murder_free,
-            st._replace(murder_free=True),
-            N_("There is no night left today to make murder-free."),
-            N_("Tonight is already murder-free."),
-            N_("The game master declares tonight murder-free."),
-        )
+        return _tonight(game, st.murder_free, st._replace(murder_free=True), MURDER_FREE)
     if isinstance(a, ForbidMurder):
         if not may_forbid(game, st):
             return reject(
@@ -126,14 +132,7 @@ def act(game: Game, a: Action) -> Accepted[Game] | Rejected:
         text = msg(N_("The dagger is in play.")) if a.on else msg(N_("The dagger is out of play."))
         return Accepted(new, (announce(text, seq), Event(Kind.CHANGED, phase=seq)))
     if isinstance(a, PlayDeathList):
-        return _tonight(
-            game,
-            st.death_list_on,
-            st._replace(death_list_on=True),
-            N_("There is no night left today for the death list."),
-            N_("The death list is already in play tonight."),
-            N_("The game master puts the death list in play."),
-        )
+        return _tonight(game, st.death_list_on, st._replace(death_list_on=True), DEATH_LIST)
     if isinstance(a, CallFinal):
         target = _final_target(game)
         if st.final_day <= target:
