@@ -11,10 +11,9 @@ from typing import Any, Final
 
 from gameflow.core import gamemaster
 from gameflow.core.actions import Action
-from gameflow.core.campaign import campaign_limits
 from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
-from gameflow.core.delegating import Delegating
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span, text
+from gameflow.core.phased import Phased, phased_limits, phased_options
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.games.resistance import ending, flow, inputs, pacing, plots, talk, tv, views
@@ -44,44 +43,37 @@ _HANDLERS: dict[type[Action], Callable[[Game, Any, int], Accepted[Game] | Reject
 MAX_PLAYERS: Final = 10
 
 
-class ResistanceRules(Delegating):
-    # legal, ask, the views and record: inputs.py and views.py (Delegating)
+class ResistanceRules(Phased):
+    # legal, ask, the views and record: inputs.py and views.py (Delegating);
+    # start and end_phase: flow.py; expected: inputs.py (Phased)
     kind = "resistance"
     min_players = 5
     max_players = MAX_PLAYERS
-    host_kinds: tuple[str, ...] = ()  # no game-master actions
     windows: tuple[tuple[str, str, str], ...] = (
         pacing.WINDOWS
     )  # the campaign's clock windows (gameflow.core.campaign)
     # What each option takes (gameflow.core.options): [decision] phases up to a
     # week, spies 0 (by the table) up to fewer than half the most players, up
     # to 20 rejected teams in a row, the host's hero cards up to 4,000 characters.
-    option_limits: Final[dict[str, Limit]] = {
-        "proposal_seconds": seconds(),
-        "vote_seconds": seconds(),
-        "mission_seconds": seconds(),
-        "reminder_before": seconds(),
-        "auto_advance": FLAG,
-        "plot_cards": FLAG,
-        "plot_deck": one_of(*DECKS),
-        "heroes": FLAG,
-        "hero_cards": text(4000),
-        "spies": span(0, (MAX_PLAYERS - 1) // 2),
-        "double_fail": FLAG,
-        "max_rejections": span(1, 20),
-        "table_talk": FLAG,
-        "team_talk": FLAG,
-        gamemaster.OPTION: gamemaster.LIMIT,
-        **campaign_limits(option for _, _, option in pacing.WINDOWS),
-    }
+    option_limits: Final[dict[str, Limit]] = phased_limits(
+        {
+            "proposal_seconds": seconds(),
+            "vote_seconds": seconds(),
+            "mission_seconds": seconds(),
+            "plot_cards": FLAG,
+            "plot_deck": one_of(*DECKS),
+            "heroes": FLAG,
+            "hero_cards": text(4000),
+            "spies": span(0, (MAX_PLAYERS - 1) // 2),
+            "double_fail": FLAG,
+            "max_rejections": span(1, 20),
+        },
+        pacing.WINDOWS,
+    )
 
     def default_options(self) -> dict[str, Any]:
-        return {
-            "proposal_seconds": 180.0,
-            "vote_seconds": 120.0,
-            "mission_seconds": 60.0,
-            "reminder_before": 60.0,
-            "auto_advance": True,
+        phases = {"proposal_seconds": 180.0, "vote_seconds": 120.0, "mission_seconds": 60.0}
+        own = {
             "plot_cards": True,
             "plot_deck": "auto",  # auto | full | reduced
             "heroes": False,
@@ -89,18 +81,8 @@ class ResistanceRules(Delegating):
             "spies": 0,  # 0: by the table in the rules
             "double_fail": True,  # mission 4 needs two fails with 7+ players
             "max_rejections": 5,
-            # Talk through the bot (issue #33, service/talk.py): a live game's
-            # table talks in the room (a campaign's talks through the bot
-            # anyway); the spies' private talk (talk.py) is off.
-            "table_talk": False,
-            "team_talk": False,
-            # The host may play too: their console shows what the table sees.
-            **gamemaster.option(gamemaster.PLAYS),
-            **pacing.OPTIONS,  # pacing (fast), timezone, quiet hours, window times
         }
-
-    def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:
-        return flow.start(game, now)
+        return phased_options(phases, own, pacing.OPTIONS)
 
     def act(self, game: Game, action: Action, now: float) -> Accepted[Game] | Rejected:
         by, players = action.by, game.players
@@ -112,18 +94,9 @@ class ResistanceRules(Delegating):
             raise TypeError(f"not a Resistance action: {action!r}")
         return handler(game, action, seat)
 
-    def end_phase(self, game: Game, now: float) -> Accepted[Game]:
-        return flow.end_phase(game, now)
-
     # Asked after every input: the module functions themselves, not wrappers.
     awaiting = staticmethod(inputs.awaiting)
     ready = staticmethod(inputs.ready)
-
-    def expected(self, game: Game) -> tuple[int, ...]:
-        return inputs.expected(game)
-
-    def secret_awaiting(self, game: Game) -> bool:
-        return False  # who is awaited is never a secret here
 
     def parse_step(self, step: Mapping[str, Any]) -> Action | None:
         do = step.get("do")
@@ -183,7 +156,7 @@ class ResistanceRules(Delegating):
         return None
 
 
-RESISTANCE: Final = ResistanceRules(inputs, views)
+RESISTANCE: Final = ResistanceRules(inputs, views, flow)
 
 __all__ = [
     "GAME",

@@ -11,10 +11,9 @@ from typing import Any, Final
 
 from gameflow.core import gamemaster
 from gameflow.core.actions import Action
-from gameflow.core.campaign import campaign_limits
 from gameflow.core.definition import GameDefinition, Simulator, TvScreen, lazy
-from gameflow.core.delegating import Delegating
 from gameflow.core.options import FLAG, Limit, one_of, seconds, span
+from gameflow.core.phased import Phased, phased_limits, phased_options
 from gameflow.core.result import Accepted, Rejected
 from gameflow.core.state import Game
 from gameflow.games.station import ending, flow, inputs, pacing, talk, tv, views
@@ -33,41 +32,34 @@ class StepError(ValueError):
 MAX_PLAYERS: Final = 15
 
 
-class StationRules(Delegating):
-    # legal, ask, the views and record: inputs.py and views.py (Delegating)
+class StationRules(Phased):
+    # legal, ask, the views and record: inputs.py and views.py (Delegating);
+    # start and end_phase: flow.py; expected: inputs.py (Phased)
     kind = "station"
     min_players = 5
     max_players = MAX_PLAYERS
-    host_kinds: tuple[str, ...] = ()  # no game-master actions
     windows: tuple[tuple[str, str, str], ...] = (
         pacing.WINDOWS
     )  # the campaign's clock windows (gameflow.core.campaign)
     # What each option takes (gameflow.core.options): [decision] phases up to a
     # week, infiltrators 0 (by the table) up to fewer than half the most players.
-    option_limits: Final[dict[str, Limit]] = {
-        "mission_seconds": seconds(),
-        "discussion_seconds": seconds(),
-        "vote_seconds": seconds(),
-        "reminder_before": seconds(),
-        "auto_advance": FLAG,
-        "open_votes": FLAG,
-        "traps": FLAG,
-        "infiltrators": span(0, (MAX_PLAYERS - 1) // 2),
-        "reveal_guards": one_of(REVEAL_PLAYED, REVEAL_ALL),
-        "sms_vote_names": FLAG,
-        "table_talk": FLAG,
-        "team_talk": FLAG,
-        gamemaster.OPTION: gamemaster.LIMIT,
-        **campaign_limits(option for _, _, option in pacing.WINDOWS),
-    }
+    option_limits: Final[dict[str, Limit]] = phased_limits(
+        {
+            "mission_seconds": seconds(),
+            "discussion_seconds": seconds(),
+            "vote_seconds": seconds(),
+            "open_votes": FLAG,
+            "traps": FLAG,
+            "infiltrators": span(0, (MAX_PLAYERS - 1) // 2),
+            "reveal_guards": one_of(REVEAL_PLAYED, REVEAL_ALL),
+            "sms_vote_names": FLAG,
+        },
+        pacing.WINDOWS,
+    )
 
     def default_options(self) -> dict[str, Any]:
-        return {
-            "mission_seconds": 600.0,
-            "discussion_seconds": 180.0,
-            "vote_seconds": 120.0,
-            "reminder_before": 60.0,
-            "auto_advance": True,
+        phases = {"mission_seconds": 600.0, "discussion_seconds": 180.0, "vote_seconds": 120.0}
+        own = {
             "open_votes": True,
             "traps": True,
             "infiltrators": 0,  # 0: by the table in the rules
@@ -77,18 +69,8 @@ class StationRules(Delegating):
             # By SMS a vote's tally gives the counts, and VOTES the names (an SMS
             # costs per segment); True texts the names every round (docs/sms.md).
             "sms_vote_names": False,
-            # Talk through the bot (issue #33, service/talk.py): a live game's
-            # table talks in the room (a campaign's talks through the bot
-            # anyway); the infiltrators' private talk (talk.py) is off.
-            "table_talk": False,
-            "team_talk": False,
-            # The host may play too: their console shows what the table sees.
-            **gamemaster.option(gamemaster.PLAYS),
-            **pacing.OPTIONS,  # pacing (fast), timezone, quiet hours, window times
         }
-
-    def start(self, game: Game, now: float) -> Accepted[Game] | Rejected:
-        return flow.start(game, now)
+        return phased_options(phases, own, pacing.OPTIONS)
 
     def act(self, game: Game, action: Action, now: float) -> Accepted[Game] | Rejected:
         seat = game.seat(action.by or "")
@@ -98,20 +80,11 @@ class StationRules(Delegating):
             return inputs.vote(game, action, seat)
         raise TypeError(f"not a Station action: {action!r}")
 
-    def end_phase(self, game: Game, now: float) -> Accepted[Game]:
-        return flow.end_phase(game, now)
-
     def awaiting(self, game: Game) -> tuple[int, ...]:
         return inputs.awaiting(game)
 
     def ready(self, game: Game) -> bool:
         return not inputs.awaiting(game)
-
-    def expected(self, game: Game) -> tuple[int, ...]:
-        return inputs.expected(game)
-
-    def secret_awaiting(self, game: Game) -> bool:
-        return False  # who is awaited is never a secret here
 
     def parse_step(self, step: Mapping[str, Any]) -> Action | None:
         do = step.get("do")
@@ -158,7 +131,7 @@ class StationRules(Delegating):
         return None
 
 
-STATION: Final = StationRules(inputs, views)
+STATION: Final = StationRules(inputs, views, flow)
 
 __all__ = ["GAME", "STATION", "Choose", "StationRules", "StepError", "Vote"]
 
