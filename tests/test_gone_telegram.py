@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.store.sqlite_store import SqliteStore
 from gameflow.core.away import gone_players
-from tests.fake_telegram import FakeBotApi, Harness, serving
-from tests.store_helpers import FakeClock, run
+from tests.store_helpers import run
+from tests.telegram_helpers import telegram_bot
 from tests.test_telegram_table import HOST, Table
 
 pytestmark = pytest.mark.telegram
@@ -24,40 +23,33 @@ GROUP = -600
 T0 = datetime(2027, 1, 15, 12, 0, tzinfo=UTC).timestamp()
 
 
-def texts(api: FakeBotApi, chat: int) -> list[str]:
-    return [str(t) for t in api.texts(chat)]
-
-
 def test_gone_and_back_on_telegram(tmp_path: Path) -> None:
     async def main() -> None:
-        async with serving(FakeBotApi()) as api:
-            clock = FakeClock(T0)
-            store = SqliteStore(str(tmp_path / "gone.sqlite3"), clock=clock)
-            async with Harness(api, store, clock) as h:
-                table = Table(h, PEOPLE)
-                await table.open("station", group=GROUP)
-                version = (await table.game()).version
+        async with telegram_bot(tmp_path, "gone.sqlite3", now=T0) as (api, h):
+            table = Table(h, PEOPLE)
+            await table.open("station", group=GROUP)
+            version = (await table.game()).version
 
-                # a player may not, and an unknown name changes nothing
-                await h.command(BO, "Bo", "/gone Ana")
-                assert "Only the host can do that." in texts(api, BO)[-1]
-                await h.command(HOST, "Hana", "/gone Zed")
-                assert "Nobody called zed" in texts(api, HOST)[-1]
-                assert (await table.game()).version == version
+            # a player may not, and an unknown name changes nothing
+            await h.command(BO, "Bo", "/gone Ana")
+            assert "Only the host can do that." in api.texts(BO)[-1]
+            await h.command(HOST, "Hana", "/gone Zed")
+            assert "Nobody called zed" in api.texts(HOST)[-1]
+            assert (await table.game()).version == version
 
-                await h.command(HOST, "Hana", "/gone ana")
-                game = await table.game()
-                assert gone_players(game) == (game.players[0],)
-                said = "The host marked Ana as gone: the game answers for them."
-                assert any(said in t for t in texts(api, GROUP)), texts(api, GROUP)[-3:]
-                # Ana cannot bring herself back
-                await h.command(ANA, "Ana", "/away off")
-                assert "only the host can undo it" in texts(api, ANA)[-1]
-                assert gone_players(await table.game()) == (game.players[0],)
+            await h.command(HOST, "Hana", "/gone ana")
+            game = await table.game()
+            assert gone_players(game) == (game.players[0],)
+            said = "The host marked Ana as gone: the game answers for them."
+            assert any(said in t for t in api.texts(GROUP)), api.texts(GROUP)[-3:]
+            # Ana cannot bring herself back
+            await h.command(ANA, "Ana", "/away off")
+            assert "only the host can undo it" in api.texts(ANA)[-1]
+            assert gone_players(await table.game()) == (game.players[0],)
 
-                await h.command(HOST, "Hana", "/back Ana")
-                assert gone_players(await table.game()) == ()
-                back = "The host marked Ana as back: they answer for themselves again."
-                assert any(back in t for t in texts(api, GROUP)), texts(api, GROUP)[-3:]
+            await h.command(HOST, "Hana", "/back Ana")
+            assert gone_players(await table.game()) == ()
+            back = "The host marked Ana as back: they answer for themselves again."
+            assert any(back in t for t in api.texts(GROUP)), api.texts(GROUP)[-3:]
 
     run(main())
