@@ -13,7 +13,8 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.lopsided import warning
+from gameflow.core.text import N_, Msg
 from gameflow.games.resistance.bots import POLICIES, spy_win_rates
 from gameflow.simulate import _quiet as quiet
 from gameflow.simulate import ranged, wilson
@@ -73,7 +74,6 @@ SPY_WIN: Final[dict[tuple[int, bool], float]] = {
     (10, True): 47.5, (5, False): 45.2, (6, False): 39.4, (7, False): 57.1,
     (8, False): 40.1, (9, False): 45.3, (10, False): 43.3,
 }  # fmt: skip
-LOPSIDED: Final = 65.0  # a side that wins more than this share is warned of
 MEASURED: Final = {"spies": 0, "max_rejections": 5, "double_fail": True, "heroes": False}
 SPIES_AHEAD = N_(
     "Lopsided: by the balance table the spies win about {pct} % of games with {players} players."
@@ -88,13 +88,5 @@ def lopsided(players: int, options: Mapping[str, Any]) -> Msg | None:
     """The warning for a table of `players` with `options` when the measured
     table says a side wins more than 65 % (None: neither does, or the table
     has no figure: another size, or a setting it did not measure)."""
-    if any(options.get(name, default) != default for name, default in MEASURED.items()):
-        return None
     spies = SPY_WIN.get((players, bool(options.get("plot_cards", True))))
-    if spies is None:
-        return None
-    if spies > LOPSIDED:
-        return msg(SPIES_AHEAD, pct=round(spies), players=players)
-    if 100.0 - spies > LOPSIDED:
-        return msg(RESISTANCE_AHEAD, pct=round(100.0 - spies), players=players)
-    return None
+    return warning(players, options, MEASURED, spies, (SPIES_AHEAD, RESISTANCE_AHEAD))

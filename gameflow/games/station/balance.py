@@ -19,9 +19,10 @@ from gameflow.core import actions as A
 from gameflow.core.engine import apply, legal, new_game
 from gameflow.core.events import Event
 from gameflow.core.legal import ActionSpec
+from gameflow.core.lopsided import warning
 from gameflow.core.result import Accepted
 from gameflow.core.state import Game
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.text import N_, Msg
 from gameflow.games.station import bots
 from gameflow.games.station.actions import Choose, Vote
 from gameflow.games.station.belief import Talk
@@ -235,7 +236,6 @@ LOYAL_WIN: Final[dict[int, float]] = {
     5: 55.0, 6: 41.5, 7: 49.5, 8: 46.5, 9: 52.0, 10: 49.5,
     11: 48.0, 12: 61.0, 13: 51.5, 14: 56.0, 15: 50.5,
 }  # fmt: skip
-LOPSIDED: Final = 65.0  # a side that wins more than this share is warned of
 MEASURED: Final = {"infiltrators": 0, "reveal_guards": "played", "traps": True}
 LOYAL_AHEAD = N_(
     "Lopsided: by the balance table the loyal crew win about {pct} % of games "
@@ -251,13 +251,6 @@ def lopsided(players: int, options: Mapping[str, Any]) -> Msg | None:
     """The warning for a table of `players` with `options` when the measured
     table says a side wins more than 65 % (None: neither does, or the table
     has no figure: another size, or settings it did not measure)."""
-    if any(options.get(name, default) != default for name, default in MEASURED.items()):
-        return None
-    loyal = LOYAL_WIN.get(players)
-    if loyal is None:
-        return None
-    if loyal > LOPSIDED:
-        return msg(LOYAL_AHEAD, pct=round(loyal), players=players)
-    if 100.0 - loyal > LOPSIDED:
-        return msg(INFILTRATORS_AHEAD, pct=round(100.0 - loyal), players=players)
-    return None
+    return warning(
+        players, options, MEASURED, LOYAL_WIN.get(players), (LOYAL_AHEAD, INFILTRATORS_AHEAD)
+    )
