@@ -14,30 +14,21 @@ from typing import Any, Final
 
 from gameflow.core.text import N_, Msg, msg
 from gameflow.games.traitors.balance_table import TRAITOR_WIN, TWO_OF_SIX
-from gameflow.games.traitors.bots import traitor_win_rates
+from gameflow.games.traitors.bots import Outcome, traitor_win_rates
 from gameflow.games.traitors.length import default_final_day
 from gameflow.games.traitors.options import traitor_count
-from gameflow.simulate import _quiet as quiet
 from gameflow.simulate import ranged, wilson
 
 
-def traitors_table(
-    counts: Sequence[int],
-    games: int,
-    seed: str,
-    *,
-    options: Mapping[str, Any] | None = None,
-    bots: str = "reasoning",
-    progress: Callable[[int], None] = quiet,
-) -> tuple[str, int]:
-    """The traitors' win rate per table size (with the final day each size
-    played, the mean last day and pot); and the bot actions the engine refused."""
+def traitors_table(results: Mapping[int, Sequence[Outcome]], games: int) -> tuple[str, int]:
+    """The traitors' win rate per table size from `traitor_win_rates` (with the
+    final day each size played and the mean pot); and the bot actions the
+    engine refused."""
     lines = [
         "| players | final day | games | traitor win % | 95% CI | loyal win % | mean pot |",
         "|---:|---:|---:|---:|---|---:|---:|",
     ]
     refused = 0
-    results = traitor_win_rates(counts, games, seed, dict(options or {}), bots, progress)
     for n, rows in results.items():
         wins = sum(1 for r in rows if r.winner == "traitors")
         low, high = wilson(wins, games)
@@ -56,8 +47,9 @@ def simulate(players: str, games: int, seed: str, **kw: Any) -> int:
     (`kw`: the command line's options, bots and progress)."""
 
     def make(counts: list[int], tick: Callable[[int], None]) -> tuple[str, int | None]:
-        bots, options = kw["bots"], kw["options"]
-        return traitors_table(counts, games, seed, options=options, bots=bots, progress=tick)
+        options = dict(kw["options"] or {})
+        results = traitor_win_rates(counts, games, seed, options, kw["bots"], tick)
+        return traitors_table(results, games)
 
     head = ("traitors", "Traitors", 6, 24, players, games, seed)
     return ranged(*head, kw["bots"], kw["options"], kw["progress"], make)

@@ -9,35 +9,29 @@ the measured table below: no simulation when a host asks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from gameflow.core.text import N_, Msg, msg
 from gameflow.games.werewolf.bots import win_rates
 from gameflow.games.werewolf.pacing import DEFAULTS, wolf_count
-from gameflow.simulate import _quiet as quiet
 from gameflow.simulate import ranged, wilson
 
 
 def werewolf_table(
-    counts: Sequence[int],
-    games: int,
-    seed: str,
-    *,
-    options: Mapping[str, Any] | None = None,
-    bots: str = "reasoning",
-    progress: Callable[[int], None] = quiet,
+    results: Mapping[int, tuple[int, int, int]], games: int, options: Mapping[str, Any]
 ) -> tuple[str, int]:
+    """The village's win rate per table size from `win_rates`, with the wolves
+    each size played at (`options`' or pacing's); and the refused bot actions."""
     lines = [
         "| players | wolves | games | village win % | 95% CI | wolves win % |",
         "|---:|---:|---:|---:|---|---:|",
     ]
     refused = 0
-    opts = dict(options or {})
-    for n, (village, _, bad) in win_rates(counts, games, seed, opts, bots, progress).items():
+    for n, (village, _, bad) in results.items():
         low, high = wilson(village, games)
         refused += bad
-        k = int(opts.get("wolves", 0)) or wolf_count(n)
+        k = int(options.get("wolves", 0)) or wolf_count(n)
         lines.append(
             f"| {n} | {k} | {games} | {100 * village / games:.1f} | "
             f"{100 * low:.1f}–{100 * high:.1f} | {100 - 100 * village / games:.1f} |"
@@ -47,9 +41,9 @@ def werewolf_table(
 
 def simulate(players: str, games: int, seed: str, **kw: Any) -> int:
     def make(counts: list[int], tick: Callable[[int], None]) -> tuple[str, int | None]:
-        return werewolf_table(
-            counts, games, seed, options=kw["options"], bots=kw["bots"], progress=tick
-        )
+        options = dict(kw["options"] or {})
+        results = win_rates(counts, games, seed, options, kw["bots"], tick)
+        return werewolf_table(results, games, options)
 
     head = ("werewolf", "Werewolf", 6, 18, players, games, seed)
     return ranged(*head, kw["bots"], kw["options"], kw["progress"], make)
