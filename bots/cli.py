@@ -43,7 +43,13 @@ def _demo(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from bots import export
 
-    return export.main(args.game, args.store, args.env_file, channel_ids=args.with_channel_ids)
+    return export.main(
+        args.game,
+        args.store,
+        args.env_file,
+        channel_ids=args.with_channel_ids,
+        talk=args.with_talk,
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -125,6 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep the players' Telegram ids and SMS number hashes (default: anon:1, anon:2, ... "
         "instead, for bug reports)",
+    )
+    p.add_argument(
+        "--with-talk",
+        action="store_true",
+        help="add the players' talk, for a game whose host kept it (the option talk_record); "
+        "never by default",
     )
     p.set_defaults(func=_export)
 

@@ -18,6 +18,12 @@ by side, once as it ran live and once as the replay will run it, and wherever
 the live game moved to the next phase on its own the exporter writes
 `{"do": "advance", "auto": true, "at": ...}` (see `gameflow.replay.advance_when_ready`).
 The envelope's `version` carries the version counter past the folded lobby.
+
+The players' talk through the bot is no game input and not in the script.
+Only a game whose host turned `talk_record` on at its creation keeps it
+(service/talk.py), and only `--with-talk` adds it, as `talk`: each line's
+time, the speaker's seat and game name, `table` or `team`, and its text
+(`muldvarp replay` ignores it). Without the option it is an empty list.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from gameflow.core.state import LOBBY, Game
 from gameflow.replay import HOST, advance_when_ready, parse_step, setup_game
 from service.forget import neutral, numbering, swap
 from service.ports import GameStore
+from service.talk import kept as talk_kept
 
 _HOST_KINDS = (
     A.Pause,
@@ -134,10 +141,21 @@ def without_channel_ids(
     return out
 
 
-async def export_game(store: GameStore, game: str, *, channel_ids: bool = True) -> dict[str, Any]:
+async def export_game(
+    store: GameStore, game: str, *, channel_ids: bool = True, talk: bool = False
+) -> dict[str, Any]:
     """The script of `game`: its id, or the join code a host was shown (of a
     game that runs or one that has ended, while the store keeps it); without
-    `channel_ids`, with the players' ids as the store's forgetting writes them."""
+    `channel_ids`, with the players' ids as the store's forgetting writes them;
+    with `talk`, the players' talk the game kept (`talk`, see the module doc)."""
+    script = await _script(store, game, channel_ids=channel_ids)
+    if talk:
+        stored = await store.load(script["id"])
+        script["talk"] = await talk_kept(store, stored) if stored is not None else []
+    return script
+
+
+async def _script(store: GameStore, game: str, *, channel_ids: bool) -> dict[str, Any]:
     initial = await store.initial(game)
     if initial is None and len(game) <= 8:
         found = await store.game_last_with_code(game.upper())
@@ -194,9 +212,10 @@ def main(
     env_file: str | None = None,
     *,
     channel_ids: bool = False,
+    talk: bool = False,
 ) -> int:
     """Print the game's script as JSON on stdout (the players' channel ids
-    replaced, unless `channel_ids`)."""
+    replaced, unless `channel_ids`; the talk kept only with `talk`)."""
     import asyncio
     import sys
 
@@ -205,7 +224,7 @@ def main(
     async def go() -> dict[str, Any]:
         store = open_store(store_url) if store_url else settings_store(env_file)
         try:
-            return await export_game(store, game, channel_ids=channel_ids)
+            return await export_game(store, game, channel_ids=channel_ids, talk=talk)
         finally:
             await store.close()
 

@@ -33,9 +33,13 @@ Who hears it is named by the bot with the speaker's game name, never a
 name taken from the text, rendered once, and skipped for whoever turned
 talk texts off (`MUTE`); each channel makes its own recipients' messages (a
 `Talker`, registered on the service by the channel adapter): Telegram
-players and the game's group, SMS players. Talk is never a game action: it changes no state, is not in the
-game's log, record or exports; the outbox keeps a line until the game's
-contacts are forgotten (docs/operators.md).
+players and the game's group, SMS players. Talk is never a game action:
+it changes no state and is not in the game's log. Only with the option
+`talk_record` (off; the host's choice at creation) does the talk record
+keep each line relayed (`kept`: its time, the speaker's seat and name,
+table or team, the text; the newest KEEP_SAID), for `muldvarp export
+--with-talk`; the outbox keeps a line until the game's contacts are
+forgotten, and the talk record goes with them (docs/operators.md).
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ WARNED_FOR: Final = 600.0  # a warning stands this long: the next flood mutes
 MUTES: Final = (60.0, 300.0, 1800.0, 3 * 3600.0)  # escalating mutes, seconds
 FORGIVE: Final = 24 * 3600.0  # a day without a mute starts the ladder again
 KEEP_KEYS: Final = 64  # inbound keys remembered (Telegram and Twilio retry within minutes)
+RECORD: Final = "talk_record"  # the option: the talk is kept with the game (off by default)
+KEEP_SAID: Final = 1000  # lines kept with the option, the newest (a week's talk of a table)
 TRIES: Final = 50  # compare-and-set rounds before giving up (workers racing)
 
 SENT, REFUSED, CLOSED, DUPLICATE = "sent", "refused", "closed", "duplicate"
@@ -253,6 +259,31 @@ def _remember(
     rec["seen"] = seen[-KEEP_KEYS:]
 
 
+def _keep(rec: dict[str, Any], game: Game, player: str, text: str, team: bool, now: float) -> None:
+    """The line in the game's record of talk (the option `talk_record`): its
+    time, the speaker's seat and game name, table or team, the cleaned text."""
+    said = [*rec.get("said", []), [now, game.seat(player), game.name_of(player), team, text]]
+    rec["said"] = said[-KEEP_SAID:]
+
+
+async def kept(store: Any, game: Game) -> list[dict[str, Any]]:
+    """The talk kept of `game` (bots/export.py `--with-talk`): none unless
+    the host turned `talk_record` on at its creation."""
+    if game.option(RECORD) is not True:
+        return []
+    rec = load_record(await store.get_attr(game.id, ATTR))
+    return [
+        {"at": at, "seat": seat, "name": name, "to": "team" if team else "table", "text": text}
+        for at, seat, name, team, text in rec.get("said", [])
+    ]
+
+
+async def texts_off(store: Any, game_id: str) -> frozenset[str]:
+    """The players who turned talk texts off (`MUTE`), as the record says now:
+    the SMS delivery drops their talk queued before (adapters/sms/digest.py)."""
+    return frozenset(load_record(await store.get_attr(game_id, ATTR)).get("off", []))
+
+
 def _line(game: Game, player: str, text: str, team: bool) -> Msg:
     return msg(TEAM_LINE if team else TABLE_LINE, name=game.name_of(player), text=text)
 
@@ -319,6 +350,8 @@ async def say(
         else:
             reply = flood(rec, player, now)
         _remember(rec, key, to, team, reply)
+        if reply is None and game.option(RECORD) is True:
+            _keep(rec, game, player, text, team, now)
         out = (
             []
             if reply is not None

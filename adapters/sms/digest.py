@@ -20,6 +20,10 @@ loses no digest. A digest holds the oldest queued lines that fit in one
 text (MAX_SEGMENTS), in order, and a last line counting those still waiting;
 they stay queued for the next digest, so no line is ever dropped.
 
+A player who turns talk texts off (`MUTE`, service/talk.py `texts`) gets
+none of the talk queued for them before: `sift` acks such entries without
+texting them, and a flush drops their queued lines.
+
 What wakes a flush: every talk entry sifted, a timer of the worker that
 queued the lines (at the first recipient's next time), and a sweep of every
 active game's record (at start and every SWEEP seconds) for the timers of a
@@ -47,7 +51,7 @@ from gameflow.core.text import Msg, nmsg
 from gameflow.i18n import render
 from service.outbox import MAX_BATCH, OutboxEntry, OutboxMessage
 from service.ports import GameStore
-from service.talk import load_record
+from service.talk import load_record, texts_off
 
 log = logging.getLogger(__name__)
 
@@ -206,6 +210,15 @@ class Digests:
         talk = [e for e in batch if e.payload.get("talk")]
         if not talk:
             return batch
+        off = await texts_off(self.store, game_id)
+        stale = [e for e in talk if e.payload.get("player") in off]
+        if stale:  # talk of players who sent MUTE since the lines were queued
+            for e in stale:
+                await self.store.ack(CHANNEL, game_id, e.key, {"skipped": "talk texts off"})
+            batch = [e for e in batch if e not in stale]
+            talk = [e for e in talk if e not in stale]
+            if not talk:
+                return batch
         game = await self.store.load(game_id)
         if game is None or not digesting(game):
             return batch
@@ -227,12 +240,16 @@ class Digests:
         """Append the digests due now to the outbox (see the module doc);
         when the next one is due (a timer is set for it here), if any."""
         now = self.clock()
+        off = await texts_off(self.store, game.id)
         for _ in range(TRIES):
             raw = await self.store.get_attr(game.id, ATTR)
             rec = load(raw)
+            dropped = off & set(waiting(rec))  # MUTE since their lines were queued
+            for player in dropped:
+                del rec["q"][player]
             old = rec.get("out", [])
             made = make(game, rec, now, self.sr_latin)
-            if not made and not old:
+            if not made and not old and not dropped:
                 break
             if old:  # made by an earlier swap: appended (again) before it goes
                 await self.store.append_outbox(game.id, messages(old))

@@ -94,6 +94,7 @@ def campaign_options(windows: dict[str, str], *, pacing: str = FAST) -> dict[str
         "campaign_auto_advance": False,
         "talk_digest_every": DIGEST_EVERY,
         "talk_texts_per_day": TEXTS_PER_DAY,
+        "talk_record": False,
         **windows,
     }
 
@@ -114,6 +115,9 @@ CAMPAIGN_HELP: Final = {
     "talk_texts_per_day": N_(
         "campaign: the most talk texts an SMS player gets a day (more waits for the next day); 0 for no cap"
     ),
+    "talk_record": N_(
+        "the players' talk through the bot is kept with the game, for its export (off: it is not kept)"
+    ),
 }
 
 
@@ -128,6 +132,7 @@ def campaign_limits(windows: Iterable[str]) -> dict[str, Limit]:
         "campaign_auto_advance": FLAG,
         "talk_digest_every": seconds(0.0, DAY),
         "talk_texts_per_day": span(0, 96),
+        "talk_record": FLAG,
         **{name: CLOCK for name in windows},
     }
 
