@@ -99,15 +99,9 @@ class Driver(GameDriver):
 
     # -- Station inputs -------------------------------------------------------
 
-    def choose(
-        self,
-        who: str,
-        plan: int,
-        job: str,
-        partner: str | None = None,
-        secret: str | None = None,
-    ) -> tuple[Event, ...]:
-        return self.ok(self.choice(who, plan, job, partner, secret))
+    def choose(self, *args: Any, **kw: Any) -> tuple[Event, ...]:
+        """`choice(...)` (the same arguments), demanded accepted."""
+        return self.ok(self.choice(*args, **kw))
 
     def choice(
         self,

@@ -5,7 +5,6 @@ the group; anyone else is refused and nothing changes."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,14 +12,10 @@ import pytest
 from gameflow.core.away import gone_players
 from tests.store_helpers import run
 from tests.telegram_helpers import telegram_bot
+from tests.test_away_telegram import ANA, BO, GROUP, PEOPLE, T0  # the same table
 from tests.test_telegram_table import HOST, Table
 
 pytestmark = pytest.mark.telegram
-
-PEOPLE = {400 + i: name for i, name in enumerate(["Ana", "Bo", "Cy", "Dag", "Eli"])}
-ANA, BO = 400, 401
-GROUP = -600
-T0 = datetime(2027, 1, 15, 12, 0, tzinfo=UTC).timestamp()
 
 
 def test_gone_and_back_on_telegram(tmp_path: Path) -> None:
