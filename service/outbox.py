@@ -80,7 +80,9 @@ def group_messages(messages: Sequence[OutboxMessage]) -> dict[str, list[OutboxMe
 
 
 class OutboxStore(Protocol):
-    """The store's outbox side (both stores; tests/test_outbox_store.py)."""
+    """The store's outbox side (both stores; tests/test_outbox_store.py).
+    The stores subclass it: `take`'s defaults and checks are kept here, once,
+    and each store writes only its own step (`_take_batch`)."""
 
     async def append_outbox(self, game_id: str, messages: Sequence[OutboxMessage]) -> int:
         """Write messages that no input caused (a scheduler's reminder): in one
@@ -111,6 +113,14 @@ class OutboxStore(Protocol):
         to its own consumer) and not idle for `min_idle` seconds; a batch idle
         that long is presumed dead, and its unacked rest comes first in the
         next batch (with `attempts` + 1)."""
+        count = max(1, min(count, MAX_BATCH))
+        return await self._take_batch(check_channel(channel), game_id, consumer, count, min_idle)
+
+    async def _take_batch(
+        self, channel: str, game_id: str, consumer: str, count: int, min_idle: float
+    ) -> list[OutboxEntry]:
+        """The store's own `take`, the channel checked and `count` within
+        1..MAX_BATCH."""
         ...
 
     async def renew(self, channel: str, game_id: str, consumer: str) -> int:

@@ -30,6 +30,7 @@ falls due soon (`due`) instead of loading and decoding every active game.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -101,9 +102,35 @@ def due_floor(game: Game) -> float | None:
     return min(phase.started, phase.deadline)
 
 
+class Commit(NamedTuple):
+    """What a store's own atomic step writes (`GameStore._commit_step`):
+    `commit`'s arguments with the contract's defaults worked out once here,
+    `line` the log entry as JSON and `at` the instant to index."""
+
+    game_id: str
+    expected: int
+    game: Game
+    line: str
+    key: str | None
+    binds: Sequence[tuple[str, str]]
+    outbox: Sequence[OutboxMessage]
+    at: float | None
+
+
+class Swap(NamedTuple):
+    """An attribute swap (`GameStore.swap_attr`'s arguments)."""
+
+    game_id: str
+    name: str
+    old: str | None
+    new: str
+
+
 class GameStore(OutboxStore, Protocol):
     """The store port; its outbox side (the messages commits cause, and their
-    delivery) is `service.outbox.OutboxStore`."""
+    delivery) is `service.outbox.OutboxStore`. The stores subclass it: the
+    calls with defaults or a common shape are kept here, once, over each
+    store's own steps (`_commit_step`, `_swap_step`, `_ack_swap_step`)."""
 
     retention: float
     dedupe_ttl: float
@@ -157,6 +184,14 @@ class GameStore(OutboxStore, Protocol):
         written in the same atomic step, only if the commit is OK (never on
         CONFLICT or DUPLICATE): after every message of earlier commits, in
         the order given, skipping keys already written (service/outbox.py)."""
+        at = due_floor(game) if due is ... else due
+        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        return await self._commit_step(
+            Commit(game_id, expected, game, line, key, binds, outbox, at)
+        )
+
+    async def _commit_step(self, c: Commit) -> CommitResult:
+        """The store's own atomic commit."""
         ...
 
     async def log(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
@@ -228,7 +263,7 @@ class GameStore(OutboxStore, Protocol):
         else or there is no such game. A channel's small state that several
         workers update (read, change, swap, and read again on False) never
         loses one worker's change to another's."""
-        ...
+        return await self._swap_step(Swap(game_id, name, old, new), ())
 
     async def swap_attr_and_append(
         self,
@@ -243,6 +278,11 @@ class GameStore(OutboxStore, Protocol):
         neither (issue #33: a talk line's record and its messages land
         together, whatever dies in between). False, writing nothing, as
         `swap_attr` is False."""
+        return await self._swap_step(Swap(game_id, name, old, new), messages)
+
+    async def _swap_step(self, swap: Swap, messages: Sequence[OutboxMessage]) -> bool:
+        """The store's own atomic `swap_attr_and_append` (no messages:
+        `swap_attr`)."""
         ...
 
     async def ack_and_swap(
@@ -259,7 +299,15 @@ class GameStore(OutboxStore, Protocol):
         name, old, new)` of the same game in one step (one round trip on
         Redis); what each returned. The SMS delivery acks a text together with
         the record of the sheet the next text carries."""
-        ...
+        swap = Swap(game_id, name, old, new)
+        return await self._ack_swap_step(channel, game_id, key, result, swap)
+
+    async def _ack_swap_step(
+        self, channel: str, game_id: str, key: str, result: Mapping[str, Any] | None, swap: Swap
+    ) -> tuple[bool, bool]:
+        """The store's own `ack_and_swap`: here the two steps in turn (an
+        in-process store has no round trip to save)."""
+        return await self.ack(channel, game_id, key, result), await self._swap_step(swap, ())
 
     async def active_games(self) -> list[str]:
         """Games not finished yet (sorted), for the scheduler to re-arm."""

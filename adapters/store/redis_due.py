@@ -31,13 +31,10 @@ mark) so the game stops costing a load.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from adapters.store.redis_part import RedisPart
 from service.ports import Due
-
-if TYPE_CHECKING:
-    import redis.asyncio as aioredis
-    from redis.asyncio.cluster import RedisCluster
 
 MARK_GRACE = 10.0  # s: a commit's script lands well within this of its mark
 
@@ -115,15 +112,8 @@ def instant(at: float | None) -> str:
     return "" if at is None else repr(float(at))
 
 
-class RedisDue:
+class RedisDue(RedisPart):
     """The deadline index methods of `RedisStore` (a mixin)."""
-
-    if TYPE_CHECKING:
-        client: aioredis.Redis | RedisCluster
-        cluster: bool
-        prefix: str
-
-        def _game(self, game_id: str) -> str: ...
 
     def _init_due(self) -> None:
         self._due_before = self.client.register_script(_BEFORE)

@@ -17,13 +17,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from adapters.store.redis_part import RedisPart
 from service.forget import channel_ids, forget_texts
 from service.outbox import check_channel
 
 if TYPE_CHECKING:
-    import redis.asyncio as aioredis
-    from redis.asyncio.cluster import RedisCluster
-
     from service.ports import Forgetting
 
 # KEYS: game hash, log, then the outbox keys to delete. ARGV: version,
@@ -44,15 +42,11 @@ return 1
 """
 
 
-class RedisForget:
+class RedisForget(RedisPart):
     """The contact-forgetting methods of `RedisStore` (a mixin)."""
 
     if TYPE_CHECKING:
-        client: aioredis.Redis | RedisCluster
-        prefix: str
         _decoded: Any
-
-        def _game(self, game_id: str) -> str: ...
 
         def _ready(self, channel: str) -> str: ...
 

@@ -28,9 +28,7 @@ import json
 import zlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    import redis.asyncio as aioredis
-    from redis.asyncio.cluster import RedisCluster
+from adapters.store.redis_part import RedisPart
 
 BUCKETS = 4096  # never change it: the fields already written would be lost
 
@@ -68,12 +66,10 @@ def read_entry(value: str | bytes, identity: str) -> tuple[str, str]:
     return text, identity
 
 
-class RedisIdentities:
+class RedisIdentities(RedisPart):
     """The identity directory of `RedisStore` (a mixin)."""
 
     if TYPE_CHECKING:
-        client: aioredis.Redis | RedisCluster
-        prefix: str
 
         def queue_bound(self, pipe: Any, game_id: str, identity: str) -> None: ...
 

@@ -27,11 +27,7 @@ first commit after the upgrade moves the set into the hash (`migrate`);
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import redis.asyncio as aioredis
-    from redis.asyncio.cluster import RedisCluster
+from adapters.store.redis_part import RedisPart
 
 # Lua functions for the commit's script. `i`: KEYS index of the game's
 # `{g:ID}:in`; `o`: of the key from before (`{g:ID}:k:KEY`); `w`: of the set
@@ -83,13 +79,8 @@ return input_seen(1, 2, ARGV[1], input_now())
 )
 
 
-class RedisInputs:
+class RedisInputs(RedisPart):
     """The input keys and bound identities of `RedisStore` (a mixin)."""
-
-    if TYPE_CHECKING:
-        client: aioredis.Redis | RedisCluster
-
-        def _game(self, game_id: str) -> str: ...
 
     def _init_inputs(self) -> None:
         self._applied = self.client.register_script(_APPLIED)

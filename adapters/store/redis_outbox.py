@@ -11,20 +11,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from adapters.store.redis_part import RedisPart
 from service.outbox import (
-    DEFAULT_CLAIM_IDLE,
-    MAX_BATCH,
     OutboxEntry,
     OutboxMessage,
+    OutboxStore,
     check_channel,
     group_messages,
 )
-
-if TYPE_CHECKING:
-    import redis.asyncio as aioredis
-    from redis.asyncio.cluster import RedisCluster
 
 GROUP = "send"
 HINT_GRACE = 10.0  # s: a take keeps a hint bumped before a commit this long
@@ -211,7 +207,7 @@ return redis.call('ZREM', KEYS[1], ARGV[1])
 """
 
 
-class RedisOutbox:
+class RedisOutbox(RedisPart, OutboxStore):
     """The outbox methods of `RedisStore` (a mixin).
 
     Keys, beside the game's own and with its hash tag (one slot on a Cluster):
@@ -270,13 +266,6 @@ class RedisOutbox:
     Hand-out: `take` is one script on the stream: refuse while any entry is
     pending and fresh (one batch out per game and channel: order per recipient),
     else XCLAIM the idle pending ones, then XREADGROUP new ones, in stream order."""
-
-    if TYPE_CHECKING:
-        client: aioredis.Redis | RedisCluster
-        cluster: bool
-        prefix: str
-
-        def _game(self, game_id: str) -> str: ...
 
     def _init_outbox(self) -> None:
         self._append = self.client.register_script(_APPEND)
@@ -397,22 +386,11 @@ class RedisOutbox:
                     await pipe.execute()
         return sorted(str(g) for g in await self.client.zrange(ready, 0, -1))
 
-    async def take(
-        self,
-        channel: str,
-        game_id: str,
-        consumer: str,
-        *,
-        count: int = 100,
-        min_idle: float = DEFAULT_CLAIM_IDLE,
+    async def _take_batch(
+        self, channel: str, game_id: str, consumer: str, count: int, min_idle: float
     ) -> list[OutboxEntry]:
         stream, ready = self._stream(game_id, channel), self._ready(channel)
-        args: list[str | int] = [
-            consumer,
-            max(1, min(count, MAX_BATCH)),
-            max(0, round(min_idle * 1000)),
-            game_id,
-        ]
+        args: list[str | int] = [consumer, count, max(0, round(min_idle * 1000)), game_id]
         if self.cluster:  # the ready set is in another slot: compare and delete after
             score = await self.client.zscore(ready, game_id)
             reply = await self._take(keys=[stream], args=args)

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from types import EllipsisType
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -61,9 +60,11 @@ from service.outbox import OutboxMessage
 from service.ports import (
     DEFAULT_DEDUPE_TTL,
     DEFAULT_RETENTION,
+    Commit,
     CommitResult,
+    GameStore,
     Status,
-    check_id,
+    Swap,
     due_floor,
 )
 
@@ -189,12 +190,12 @@ def _ms(seconds: float) -> int:
     return max(1, round(seconds * 1000))
 
 
-def _swap_args(name: str, old: str | None, new: str) -> list[str]:
+def _swap_args(swap: Swap) -> list[str]:
     """`_SWAP_ATTR`'s ARGV: the field, whether it must be unset, old, new."""
-    return ["attr:" + name, "1" if old is None else "0", old or "", new]
+    return ["attr:" + swap.name, "1" if swap.old is None else "0", swap.old or "", swap.new]
 
 
-class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentities):
+class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentities, GameStore):
     """The GameStore port on Redis (`redis.asyncio`; hiredis parses replies)."""
 
     def __init__(
@@ -245,9 +246,6 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentitie
         return cls(aioredis.Redis.from_pool(pool), **kwargs)
 
     # -- keys ---------------------------------------------------------------------
-
-    def _game(self, game_id: str) -> str:
-        return f"{self.prefix}{{g:{check_id(game_id)}}}"
 
     def _log(self, game_id: str) -> str:
         return self._game(game_id) + ":log"
@@ -301,18 +299,8 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentitie
         text = await self.client.hget(self._game(game_id), "initial")
         return None if text is None else decode_game(text)
 
-    async def commit(
-        self,
-        game_id: str,
-        expected: int,
-        game: Game,
-        entry: Mapping[str, Any],
-        key: str | None = None,
-        binds: Sequence[tuple[str, str]] = (),
-        outbox: Sequence[OutboxMessage] = (),
-        due: float | EllipsisType | None = ...,
-    ) -> CommitResult:
-        at = due_floor(game) if due is ... else due
+    async def _commit_step(self, c: Commit) -> CommitResult:
+        game_id, expected, game, line, key, binds, outbox, at = c
         hashed = self._game(game_id)
         keys = [hashed, hashed + ":log", self._old_key(game_id, key or "")]
         keys += [self._inputs(game_id), self._old_bound_set(game_id)]
@@ -321,7 +309,7 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentitie
             expected,
             game.version,
             snapshot,
-            json.dumps(entry, ensure_ascii=False, separators=(",", ":")),
+            line,
             "1" if key is not None else "0",
             _ms(self.dedupe_ttl),
             _ms(self.retention) if game.over else 0,
@@ -442,34 +430,23 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentitie
         if await self.client.exists(key):
             await self.client.hset(key, "attr:" + name, value)
 
-    async def ack_and_swap(
-        self,
-        channel: str,
-        game_id: str,
-        key: str,
-        result: Mapping[str, Any] | None,
-        name: str,
-        old: str | None,
-        new: str,
+    async def _ack_swap_step(
+        self, channel: str, game_id: str, key: str, result: Mapping[str, Any] | None, swap: Swap
     ) -> tuple[bool, bool]:
         keys, args = self._ack_call(channel, game_id, key, result)
         acked, swapped = await self._ack_swap(
-            keys=[self._game(game_id), *keys], args=[*_swap_args(name, old, new), *args]
+            keys=[self._game(swap.game_id), *keys], args=[*_swap_args(swap), *args]
         )
         return int(acked) == 1, int(swapped) == 1
 
-    async def swap_attr_and_append(
-        self,
-        game_id: str,
-        name: str,
-        old: str | None,
-        new: str,
-        messages: Sequence[OutboxMessage],
-    ) -> bool:
+    async def _swap_step(self, swap: Swap, messages: Sequence[OutboxMessage]) -> bool:
+        game_id = swap.game_id
+        if not messages:  # the swap alone: the script without the outbox's part
+            return bool(await self._swap_attr(keys=[self._game(game_id)], args=_swap_args(swap)))
         keys, args, later = self.outbox_parts(game_id, messages)
         bumps = await self.flag_before(game_id, later)  # a Cluster: hints before and after
         swapped = await self._swap_append(
-            keys=[self._game(game_id), *keys], args=[*_swap_args(name, old, new), *args]
+            keys=[self._game(game_id), *keys], args=[*_swap_args(swap), *args]
         )
         if later:
             async with self.client.pipeline(transaction=False) as pipe:
@@ -480,10 +457,6 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentitie
     async def get_attr(self, game_id: str, name: str) -> str | None:
         value = await self.client.hget(self._game(game_id), "attr:" + name)
         return None if value is None else str(value)
-
-    async def swap_attr(self, game_id: str, name: str, old: str | None, new: str) -> bool:
-        args = _swap_args(name, old, new)
-        return bool(await self._swap_attr(keys=[self._game(game_id)], args=args))
 
     async def game_for_tv(self, token_hash: str) -> str | None:
         game_id = await self.client.get(self._g("tv:" + token_hash))

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from adapters.store.sqlite_tx import tx
-from service.outbox import DEFAULT_CLAIM_IDLE, MAX_BATCH, OutboxEntry, OutboxMessage, check_channel
+from service.outbox import MAX_BATCH, OutboxEntry, OutboxMessage, OutboxStore, check_channel
 
 T = TypeVar("T")
 
@@ -54,7 +54,7 @@ def write(db: sqlite3.Connection, game_id: str, new: list[Row]) -> int:
     return db.total_changes - before
 
 
-class SqliteOutbox:
+class SqliteOutbox(OutboxStore):
     """The outbox methods of `SqliteStore` (a mixin: it runs them on its thread)."""
 
     if TYPE_CHECKING:
@@ -89,18 +89,9 @@ class SqliteOutbox:
 
         return await self._run(go)  # exact here: `scan` has nothing to repair
 
-    async def take(
-        self,
-        channel: str,
-        game_id: str,
-        consumer: str,
-        *,
-        count: int = 100,
-        min_idle: float = DEFAULT_CLAIM_IDLE,
+    async def _take_batch(
+        self, channel: str, game_id: str, consumer: str, count: int, min_idle: float
     ) -> list[OutboxEntry]:
-        check_channel(channel)
-        count = max(1, min(count, MAX_BATCH))
-
         def go(db: sqlite3.Connection) -> list[OutboxEntry]:
             now = self.clock()
             with tx(db):

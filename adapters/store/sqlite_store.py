@@ -21,10 +21,9 @@ import asyncio
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from types import EllipsisType
 from typing import Any, TypeVar
 
 from adapters.store import sqlite_outbox, sqlite_upkeep
@@ -36,10 +35,13 @@ from service.outbox import OutboxMessage
 from service.ports import (
     DEFAULT_DEDUPE_TTL,
     DEFAULT_RETENTION,
+    Commit,
     CommitResult,
     Due,
     Forgetting,
+    GameStore,
     Status,
+    Swap,
     check_id,
     due_floor,
 )
@@ -70,7 +72,7 @@ CREATE TABLE IF NOT EXISTS attrs (
 """
 
 
-class SqliteStore(SqliteOutbox):
+class SqliteStore(SqliteOutbox, GameStore):
     """The GameStore port on one SQLite file (or ":memory:")."""
 
     def __init__(
@@ -152,20 +154,9 @@ class SqliteStore(SqliteOutbox):
         row = await self._run(lambda db: self._live(db, game_id))
         return None if row is None else decode_game(row[2])
 
-    async def commit(
-        self,
-        game_id: str,
-        expected: int,
-        game: Game,
-        entry: Mapping[str, Any],
-        key: str | None = None,
-        binds: Sequence[tuple[str, str]] = (),
-        outbox: Sequence[OutboxMessage] = (),
-        due: float | EllipsisType | None = ...,
-    ) -> CommitResult:
-        at = due_floor(game) if due is ... else due
+    async def _commit_step(self, c: Commit) -> CommitResult:
+        game_id, expected, game, line, key, binds, outbox, at = c
         text = encode_game(game)
-        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
         messages = sqlite_outbox.rows(outbox)
 
         def go(db: sqlite3.Connection) -> CommitResult:
@@ -315,12 +306,7 @@ class SqliteStore(SqliteOutbox):
         await self._exec("DELETE FROM codes WHERE code = ? AND game = ?", code, game_id)
 
     async def bind(self, identity: str, game_id: str, player: str) -> None:
-        await self._exec(
-            "INSERT OR REPLACE INTO who (identity, game, player) VALUES (?, ?, ?)",
-            identity,
-            game_id,
-            player,
-        )
+        await self._put("who (identity, game, player)", identity, game_id, player)
 
     async def whereis(self, identity: str) -> tuple[str, str] | None:
         def go(db: sqlite3.Connection) -> tuple[str, str] | None:
@@ -338,17 +324,10 @@ class SqliteStore(SqliteOutbox):
         )
 
     async def set_tv(self, token_hash: str, game_id: str) -> None:
-        await self._exec(
-            "INSERT OR REPLACE INTO tv (hash, game) VALUES (?, ?)", token_hash, game_id
-        )
+        await self._put("tv (hash, game)", token_hash, game_id)
 
     async def set_attr(self, game_id: str, name: str, value: str) -> None:
-        await self._exec(
-            "INSERT OR REPLACE INTO attrs (game, name, value) VALUES (?, ?, ?)",
-            game_id,
-            name,
-            value,
-        )
+        await self._put("attrs (game, name, value)", game_id, name, value)
 
     async def get_attr(self, game_id: str, name: str) -> str | None:
         def go(db: sqlite3.Connection) -> str | None:
@@ -358,17 +337,8 @@ class SqliteStore(SqliteOutbox):
 
         return await self._run(go)
 
-    async def swap_attr(self, game_id: str, name: str, old: str | None, new: str) -> bool:
-        return await self.swap_attr_and_append(game_id, name, old, new, ())
-
-    async def swap_attr_and_append(
-        self,
-        game_id: str,
-        name: str,
-        old: str | None,
-        new: str,
-        messages: Sequence[OutboxMessage],
-    ) -> bool:
+    async def _swap_step(self, swap: Swap, messages: Sequence[OutboxMessage]) -> bool:
+        game_id, name, old, new = swap
         fresh = sqlite_outbox.rows(messages)
 
         def go(db: sqlite3.Connection) -> bool:
@@ -385,21 +355,6 @@ class SqliteStore(SqliteOutbox):
                 return True
 
         return await self._run(go)
-
-    async def ack_and_swap(
-        self,
-        channel: str,
-        game_id: str,
-        key: str,
-        result: Mapping[str, Any] | None,
-        name: str,
-        old: str | None,
-        new: str,
-    ) -> tuple[bool, bool]:
-        # in-process: no round trip to save, the two steps as they are
-        return await self.ack(channel, game_id, key, result), await self.swap_attr(
-            game_id, name, old, new
-        )
 
     async def game_for_tv(self, token_hash: str) -> str | None:
         def go(db: sqlite3.Connection) -> str | None:
@@ -472,6 +427,11 @@ class SqliteStore(SqliteOutbox):
             return None if row is None else str(row[0])
 
         return await self._run(go)
+
+    async def _put(self, into: str, *values: str) -> None:
+        """Insert or replace one row: `into` names the table and its columns."""
+        marks = ", ".join("?" * len(values))
+        await self._exec(f"INSERT OR REPLACE INTO {into} VALUES ({marks})", *values)
 
     async def _exec(self, sql: str, *args: Any) -> int:
         def go(db: sqlite3.Connection) -> int:
