@@ -81,7 +81,8 @@ class Sent(NamedTuple):
 
 class Directory(Protocol):
     """The SMS adapter's own records. Every method is one atomic step against
-    whatever holds them, so workers sharing the records never race on one."""
+    whatever holds them, so workers sharing the records never race on one.
+    Both kinds subclass it: `record_sent`'s arguments are named here once."""
 
     async def store_inbound(self, sid: str, phone: str, body: str, at: float) -> bool:
         """Store an inbound message; False if this MessageSid was stored before
@@ -121,7 +122,14 @@ class Directory(Protocol):
         status: str,
         at: float,
         error: str | None = None,
-    ) -> None: ...
+    ) -> None:
+        """Keep a text sent (Twilio's `sid`): its status callbacks and the
+        forgetting find it."""
+        await self._keep_sent(Sent(sid, phone, player, game, secret, status), at, error)
+
+    async def _keep_sent(self, sent: Sent, at: float, error: str | None) -> None:
+        """The records' own write for `record_sent`."""
+        ...
 
     async def update_status(
         self, sid: str, status: str, error: str | None, at: float
@@ -142,7 +150,7 @@ class Directory(Protocol):
     async def close(self) -> None: ...
 
 
-class SqliteDirectory:
+class SqliteDirectory(Directory):
     """The records in one SQLite file: for one process (or several on one host
     sharing the file)."""
 
@@ -212,17 +220,8 @@ class SqliteDirectory:
 
     # -- outbound -----------------------------------------------------------------
 
-    async def record_sent(
-        self,
-        sid: str,
-        phone: str,
-        player: str | None,
-        game: str | None,
-        secret: bool,
-        status: str,
-        at: float,
-        error: str | None = None,
-    ) -> None:
+    async def _keep_sent(self, sent: Sent, at: float, error: str | None) -> None:
+        sid, phone, player, game, secret, status = sent
         self._exec(
             "INSERT OR REPLACE INTO outbound (sid, phone, player, game, secret, status, error, at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -39,7 +39,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.typing import EncodableT, FieldT
 
 from adapters.redis_url import cluster_client, is_cluster
-from adapters.sms.directory import Received, Sent
+from adapters.sms.directory import Directory, Received, Sent
 from service.ports import DEFAULT_RETENTION
 
 # KEYS: the outbound hash. ARGV: status, error ("" for none), at.
@@ -76,7 +76,7 @@ def _opt(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
 
 
-class RedisDirectory:
+class RedisDirectory(Directory):
     """The `Directory` port on Redis (`redis.asyncio`)."""
 
     def __init__(
@@ -198,17 +198,8 @@ class RedisDirectory:
 
     # -- outbound -----------------------------------------------------------------
 
-    async def record_sent(
-        self,
-        sid: str,
-        phone: str,
-        player: str | None,
-        game: str | None,
-        secret: bool,
-        status: str,
-        at: float,
-        error: str | None = None,
-    ) -> None:
+    async def _keep_sent(self, sent: Sent, at: float, error: str | None) -> None:
+        sid, phone, player, game, secret, status = sent
         key = self._k("out", sid)
         fields: dict[FieldT, EncodableT] = {
             "phone": phone,
