@@ -11,7 +11,8 @@ implements the same three methods.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import NamedTuple, Protocol
 
 from adapters.tv.tokens import TokenBook
@@ -45,35 +46,66 @@ class TVSource(Protocol):
         ...
 
 
-class MemorySource:
-    """Games, join details and TV tokens in memory; `publish` wakes every viewer.
+class Bells:
+    """A source's viewers per game, woken by one `asyncio.Event` per game:
+    `ring` sets it and drops it (the next wait makes a fresh one), so all
+    waiting streams wake in the same loop iteration."""
 
-    Fan-out is one `asyncio.Event` per game: `publish` sets it and puts a fresh one
-    in its place, so all waiting streams wake in the same loop iteration.
-    """
+    def __init__(self) -> None:
+        self._bells: dict[str, asyncio.Event] = {}
+
+    def ring(self, game_id: str) -> None:
+        bell = self._bells.pop(game_id, None)
+        if bell is not None:
+            bell.set()
+
+    async def changes(
+        self,
+        game_id: str,
+        after: int,
+        load: Callable[[str], Awaitable[Game | None]],
+        poll: float | None = None,
+    ) -> AsyncIterator[Game]:
+        """`TVSource.changes` over `load`: newer versions as they are rung
+        (or, every `poll` seconds, as `load` finds them). The bell is taken
+        before the load, so a ring while it loads is not missed."""
+        while True:
+            bell = self._bells.get(game_id)
+            if bell is None:
+                bell = self._bells[game_id] = asyncio.Event()
+            game = await load(game_id)
+            if game is None:
+                return
+            if game.version > after:
+                after = game.version
+                yield game
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(bell.wait(), poll)
+
+
+class MemorySource:
+    """Games, join details and TV tokens in memory; `publish` wakes every
+    viewer (`Bells`)."""
 
     def __init__(self) -> None:
         self.tokens = TokenBook()
         self._games: dict[str, Game] = {}
         self._info: dict[str, JoinInfo] = {}
-        self._bells: dict[str, asyncio.Event] = {}
+        self._bells = Bells()
 
     def publish(self, game: Game, info: JoinInfo | None = None) -> None:
         """Store `game` (and its lobby details) and wake its viewers."""
         self._games[game.id] = game
         if info is not None:
             self._info[game.id] = info
-        bell = self._bells.pop(game.id, None)
-        if bell is not None:
-            bell.set()
+        self._bells.ring(game.id)
 
     def remove(self, game_id: str) -> None:
         self._games.pop(game_id, None)
         self._info.pop(game_id, None)
         self.tokens.revoke_game(game_id)
-        bell = self._bells.pop(game_id, None)
-        if bell is not None:
-            bell.set()
+        self._bells.ring(game_id)
 
     def issue(self, game_id: str) -> str:
         """A new TV token for `game_id` (shown to the host once)."""
@@ -86,17 +118,8 @@ class MemorySource:
     async def join_info(self, game_id: str) -> JoinInfo | None:
         return self._info.get(game_id)
 
-    async def changes(self, game_id: str, after_version: int) -> AsyncIterator[Game]:
-        after = after_version
-        while True:
-            game = self._games.get(game_id)
-            if game is None:
-                return
-            if game.version > after:
-                after = game.version
-                yield game
-                continue
-            bell = self._bells.get(game_id)
-            if bell is None:
-                bell = self._bells[game_id] = asyncio.Event()
-            await bell.wait()
+    def changes(self, game_id: str, after_version: int) -> AsyncIterator[Game]:
+        return self._bells.changes(game_id, after_version, self._load)
+
+    async def _load(self, game_id: str) -> Game | None:
+        return self._games.get(game_id)

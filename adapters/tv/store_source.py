@@ -16,12 +16,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from typing import Protocol
 
-from adapters.tv.source import JoinInfo
+from adapters.tv.source import Bells, JoinInfo
 from adapters.tv.tokens import new_token, token_hash, well_formed
 from gameflow.core.events import Event
 from gameflow.core.state import Game
@@ -52,7 +50,7 @@ class StoreSource:
         self.poll = poll
         self.telegram_bot = telegram_bot
         self.sms_number = sms_number
-        self._bells: dict[str, asyncio.Event] = {}
+        self._bells = Bells()
 
     async def issue(self, game_id: str) -> str:
         """A new TV token for `game_id`: only its hash is stored."""
@@ -81,24 +79,9 @@ class StoreSource:
             sms_number=self.sms_number if code else None,
         )
 
-    async def changes(self, game_id: str, after_version: int) -> AsyncIterator[Game]:
-        after = after_version
-        while True:
-            bell = self._bells.get(game_id)
-            if bell is None:
-                bell = self._bells[game_id] = asyncio.Event()
-            game = await self.store.load(game_id)
-            if game is None:
-                return
-            if game.version > after:
-                after = game.version
-                yield game
-                continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(bell.wait(), self.poll)
+    def changes(self, game_id: str, after_version: int) -> AsyncIterator[Game]:
+        return self._bells.changes(game_id, after_version, self.store.load, self.poll)
 
     async def notify(self, game: Game, events: tuple[Event, ...]) -> None:
         """The service's notifier port: wake this process's viewers of `game`."""
-        bell = self._bells.pop(game.id, None)
-        if bell is not None:
-            bell.set()
+        self._bells.ring(game.id)
