@@ -67,16 +67,19 @@ def _mission(game: Game, fails: set[str]) -> Game:
     return game
 
 
+def _round(game: Game, leader: str, team: tuple[str, ...], yes: set[str], fails: set[str]) -> Game:
+    """A mission round: `leader` proposes `team`, `yes` approve, `fails` fail it."""
+    game = _ok(apply(game, Propose(leader, None, team), EPOCH))
+    game = _vote_all(game, yes)
+    return _mission(game, fails)
+
+
 def test_the_consistent_set_is_exact_on_a_scripted_game() -> None:
     """Mission 1 (p0, p1) fails once, mission 2 (p1, p2, p3) succeeds: p4 keeps
     exactly the 2-spy sets without p4 with a spy on the first team."""
     game = _scripted(("p0", "p3"))
-    game = _ok(apply(game, Propose("p0", None, ("p0", "p1")), EPOCH))
-    game = _vote_all(game, {"p0", "p1", "p2"})
-    game = _mission(game, {"p0"})
-    game = _ok(apply(game, Propose("p1", None, ("p1", "p2", "p3")), EPOCH))
-    game = _vote_all(game, {"p1", "p2", "p3"})
-    game = _mission(game, set())
+    game = _round(game, "p0", ("p0", "p1"), {"p0", "p1", "p2"}, {"p0"})
+    game = _round(game, "p1", ("p1", "p2", "p3"), {"p1", "p2", "p3"}, set())
     assert [r.fails for r in game.rules.results] == [1, 0]
     b = belief(view(game, "p4"), "p4")
     expected = {
@@ -133,12 +136,8 @@ def test_a_spy_leaves_its_cover_on_a_decider_only_to_turn_the_vote() -> None:
     resistance rejects (p2, p0), so backing it would only show who they are:
     they vote as their cover; spies told to always back a spy (pivot 0) do."""
     game = _scripted(("p0", "p3"))
-    game = _ok(apply(game, Propose("p0", None, ("p0", "p3")), EPOCH))
-    game = _vote_all(game, {"p0", "p1", "p2"})
-    game = _mission(game, {"p0"})
-    game = _ok(apply(game, Propose("p1", None, ("p1", "p0", "p3")), EPOCH))
-    game = _vote_all(game, {"p1", "p2", "p3"})
-    game = _mission(game, {"p0"})
+    game = _round(game, "p0", ("p0", "p3"), {"p0", "p1", "p2"}, {"p0"})
+    game = _round(game, "p1", ("p1", "p0", "p3"), {"p1", "p2", "p3"}, {"p0"})
     game = _ok(apply(game, Propose("p2", None, ("p2", "p0")), EPOCH))
     assert game.rules.failures() == 2
 
