@@ -18,6 +18,7 @@ from traitors_helpers import (
     codes,
     play,
     st,
+    to_night,
     to_table,
     votes,
 )
@@ -34,9 +35,7 @@ pytestmark = pytest.mark.traitors
 
 def test_traitor_cannot_target_a_traitor_and_loyals_cannot_murder() -> None:
     steps = [
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "murder", "target": "bo"},
         {"as": "cy", "do": "murder", "target": "fia"},
         {"as": "ana", "do": "murder", "target": "dag"},
@@ -50,9 +49,7 @@ def test_traitor_cannot_target_a_traitor_and_loyals_cannot_murder() -> None:
 
 def test_shield_blocks_the_murder() -> None:
     steps = [
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "murder", "target": "cy"},
         {"as": "bo", "do": "murder", "target": "cy"},
         adv,
@@ -75,9 +72,7 @@ def test_shield_is_private_and_lasts_one_night() -> None:
 def test_murder_free_night() -> None:
     steps = [
         {"as": "host", "do": "murder_free"},
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "murder", "target": "fia"},
         adv,
     ]
@@ -87,9 +82,7 @@ def test_murder_free_night() -> None:
 
 def test_murder_tie_between_kinds_and_targets() -> None:
     steps = [
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "murder", "target": "fia"},
         {"as": "bo", "do": "murder", "target": "eli"},
         adv,
@@ -99,7 +92,7 @@ def test_murder_tie_between_kinds_and_targets() -> None:
 
 
 def test_silent_traitors_still_murder_a_loyal() -> None:
-    _, rec = play([*to_table, *BANISH_DAG, adv, adv])
+    _, rec = play([*to_night, adv])
     assert rec["days"][0]["murdered"] in ("cy", "eli", "fia")
 
 
@@ -262,9 +255,7 @@ def test_no_force_after_round_ten() -> None:
 
 def test_death_list_rules() -> None:
     steps = [
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "death_list", "names": ["ana", "bo"]},
         {"as": "cy", "do": "death_list", "names": ["ana", "eli"]},
         {"as": "ana", "do": "death_list", "names": ["eli", "eli"]},
@@ -303,9 +294,7 @@ def test_death_list_rules() -> None:
 
 def test_forbidden_death_list_murder_and_shield_against_the_list() -> None:
     base = [
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "death_list", "names": ["ana", "eli", "cy"]},
         {"as": "ana", "do": "murder", "target": "fia"},
         adv,
@@ -333,9 +322,7 @@ def test_forbid_murder_only_on_a_death_list_night() -> None:
 def test_host_puts_the_death_list_in_play() -> None:
     steps = [
         {"as": "host", "do": "death_list_on"},
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "death_list", "names": ["ana", "eli", "cy"]},
         adv,
     ]
@@ -350,9 +337,7 @@ def test_the_death_list_may_be_put_in_play_after_the_nights_choice(written: bool
     traitors have sent (a refusal once they had chosen told the host they had,
     issue #35, 18): the traitors may still write it, else it is drawn."""
     late = [
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "murder", "target": "fia"},
         {"as": "bo", "do": "murder", "target": "fia"},
         {"as": "host", "do": "death_list_on"},
@@ -406,9 +391,7 @@ def test_final_round_table_hides_roles_and_mixed_roles_go_to_the_traitors() -> N
         {"as": "host", "do": "score", "silver": 40, "access": []},
         {"as": "host", "do": "final"},
         {"as": "host", "do": "final"},
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "end_vote", "end": True},
         adv,  # missing end votes count as end
     ]
@@ -462,9 +445,7 @@ def test_dagger_on_the_final_day_doubles_one_vote_only() -> None:
 
 def test_final_day_option_sets_the_length() -> None:
     steps = [
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "murder", "target": "fia"},
         adv,
         *to_table,

@@ -16,6 +16,7 @@ from traitors_helpers import (
     play,
     script,
     st,
+    to_night,
     to_table,
     votes,
 )
@@ -156,9 +157,7 @@ def test_refused_votes() -> None:
 
 def test_murdered_player_cannot_vote_or_be_voted_for() -> None:
     steps = [
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "murder", "target": "fia"},
         adv,
         *to_table,
@@ -288,7 +287,7 @@ def test_silent_round_table_still_banishes_by_lot() -> None:
 
 
 def test_public_and_host_views_hold_no_secrets_but_gm_view_does() -> None:
-    steps = [*to_table, *BANISH_DAG, adv, {"as": "ana", "do": "murder", "target": "fia"}]
+    steps = [*to_night, {"as": "ana", "do": "murder", "target": "fia"}]
     game, _ = play(steps, days={"1": {"shield": "cy", "dagger": "eli"}})
     for v in (view(game, None), view(game, HOST_VIEW), view(game, "cy")):
         text = json.dumps(v)
@@ -340,7 +339,7 @@ def test_traitors_talk_in_secret_at_night_only() -> None:
     game, _ = play([*to_table, *BANISH_DAG])
     refused = relay(game, "ana", "hello")
     assert isinstance(refused, Rejected) and refused.code == "no_chat"
-    game, _ = play([*to_table, *BANISH_DAG, adv])
+    game, _ = play([*to_night])
     events = relay(game, "ana", "  murder fia?  ")
     assert not isinstance(events, Rejected)
     assert [(e.to, e.secret, e.text.param("text") if e.text else None) for e in events] == [
@@ -370,7 +369,7 @@ def test_replay_output_is_byte_identical() -> None:
 
 def test_missed_night_votes_are_not_counted_so_the_host_cannot_spot_traitors() -> None:
     # Two nights in which the traitors send nothing, then the next day's deadlines.
-    night_skipped = [*to_table, *BANISH_DAG, adv, adv]
+    night_skipped = [*to_night, adv]
     game, _ = play(
         [*night_skipped, *to_table, *votes({"ana": "eli", "bo": "eli", "cy": "eli"}), adv, adv]
     )

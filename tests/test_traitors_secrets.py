@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from traitors_helpers import (
     BANISH_BO,
-    BANISH_DAG,
     FINAL_GOES_ON,
     LOYALS_GONE,
     P6,
@@ -21,6 +20,7 @@ from traitors_helpers import (
     play,
     script,
     st,
+    to_night,
     to_table,
     votes,
 )
@@ -401,9 +401,7 @@ def test_the_dagger_may_lie_in_the_shields_box(same: bool) -> None:
 def test_the_murder_may_be_forbidden_on_the_night_the_list_is_written() -> None:
     steps = [
         {"as": "host", "do": "death_list_on"},
-        *to_table,
-        *BANISH_DAG,
-        adv,
+        *to_night,
         {"as": "ana", "do": "death_list", "names": ["ana", "eli", "cy"]},
         {"as": "ana", "do": "murder", "target": "fia"},
         {"as": "host", "do": "forbid_murder"},
@@ -417,7 +415,7 @@ def test_the_murder_may_be_forbidden_on_the_night_the_list_is_written() -> None:
 
 
 def test_without_a_death_list_the_murder_cannot_be_forbidden() -> None:
-    _, rec = play([*to_table, *BANISH_DAG, adv, {"as": "host", "do": "forbid_murder"}])
+    _, rec = play([*to_night, {"as": "host", "do": "forbid_murder"}])
     assert codes(rec) == ["no_list"]
 
 

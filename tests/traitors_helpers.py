@@ -2,7 +2,7 @@
 `gameflow.replay.run` (the same path as `python -m gameflow replay`) with a fixed
 deal: ana and bo are the traitors among six players unless a test says otherwise.
 `adv` ends the current phase as its deadline would; `to_table` runs the mission
-and the shield room."""
+and the shield room, `to_night` the first day up to its night."""
 
 from __future__ import annotations
 
@@ -62,6 +62,8 @@ def st(game: Game) -> Traitors:
 
 
 BANISH_DAG = votes({"ana": "dag", "bo": "dag", "cy": "dag", "eli": "dag"})
+# from the start to the first night: dag banished at the round table
+to_night = [*to_table, *BANISH_DAG, adv]
 BANISH_BO = votes({"ana": "cy", "cy": "bo", "dag": "bo", "eli": "bo", "fia": "bo"})
 # two days on which ana murders and the loyal are voted out until none is left
 LOYALS_GONE: list[dict[str, Any]] = [
