@@ -161,14 +161,9 @@ BEFORE_NIGHT = [*to_table, *votes({"ana": "cy", "bo": "cy", "dag": "cy", "eli": 
 @pytest.mark.parametrize("pacing", ["fast", "campaign"])
 @pytest.mark.parametrize("answer", [True, False, None])
 def test_a_tempting_night_looks_like_a_murder_night(pacing: str, answer: bool | None) -> None:
-    murder = [
-        {"as": "ana", "do": "murder", "target": "dag"},
-        {"as": "bo", "do": "murder", "target": "dag"},
-    ]
-    tempt = [
-        {"as": "ana", "do": "tempt", "target": "dag"},
-        {"as": "bo", "do": "tempt", "target": "dag"},
-    ]
+    # both traitors murder dag, or both tempt dag
+    murder = [{"as": t, "do": "murder", "target": "dag"} for t in ("ana", "bo")]
+    tempt = [{"as": t, "do": "tempt", "target": "dag"} for t in ("ana", "bo")]
     if answer is not None:
         tempt.append({"as": "dag", "do": "answer", "accept": answer})
     kw: dict[str, Any] = {"roles": THREE, "players": P8, "pacing": pacing}
