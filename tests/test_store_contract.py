@@ -139,11 +139,16 @@ def test_a_finished_game_leaves_the_directories_and_expires(make_store: Any) -> 
     run(go())
 
 
+async def two_lobbies(store: Any) -> None:
+    """Games g1 and g2 in `store`, each a lobby of five."""
+    await store.create(lobby(5))
+    await store.create(lobby(5, game_id="g2"))
+
+
 def test_join_codes(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            await store.create(lobby(5))
-            await store.create(lobby(5, game_id="g2"))
+            await two_lobbies(store)
             assert await store.claim_code("WXYZ", "g1") is True
             assert await store.claim_code("WXYZ", "g2") is False
             assert await store.game_for_code("WXYZ") == "g1"
@@ -161,8 +166,7 @@ def test_join_codes(make_store: Any) -> None:
 def test_identities(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            await store.create(lobby(5))
-            await store.create(lobby(5, game_id="g2"))
+            await two_lobbies(store)
             assert await store.whereis("+4790000000") is None
             await store.bind("+4790000000", "g1", "+4790000000")
             await store.bind("tg:42", "g1", "tg:42")
