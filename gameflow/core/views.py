@@ -3,6 +3,7 @@
 A player's view is the public view with their own part under "you", which
 lists what they may do while the game runs; the host's view is the public one
 with who the phase still waits for. The game says what goes in; these say how.
+A seat in a view is a player id, None for nobody (`player_id`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,11 @@ from typing import Any
 
 from gameflow.core.legal import ActionSpec, spec_json
 from gameflow.core.state import Game
+
+
+def player_id(game: Game, seat: int) -> str | None:
+    """The id of the player at `seat`; None for nobody (every game's NOBODY, -1)."""
+    return None if seat < 0 else game.players[seat]
 
 
 def with_you(

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg, nmsg
+from gameflow.core.views import player_id as _id
 from gameflow.core.views import with_waiting, with_you
 from gameflow.games.resistance.cards import CARDS, OPINION_MAKER
 from gameflow.games.resistance.inputs import awaiting, expected, legal, opinion_makers
@@ -34,10 +35,6 @@ from gameflow.games.resistance.state import (
     TeamVote,
 )
 from gameflow.games.resistance.texts import card_name
-
-
-def _id(game: Game, seat: int) -> str | None:
-    return None if seat == NOBODY else game.players[seat]
 
 
 def _mission(game: Game, rec: MissionRecord) -> dict[str, Any]:

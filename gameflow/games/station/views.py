@@ -14,6 +14,7 @@ from typing import Any
 
 from gameflow.core.state import Game
 from gameflow.core.text import Msg, nmsg
+from gameflow.core.views import player_id as _id
 from gameflow.core.views import with_waiting, with_you
 from gameflow.games.station.flow import vote_question
 from gameflow.games.station.inputs import awaiting, expected, legal
@@ -29,10 +30,6 @@ from gameflow.games.station.state import (
     RoundRecord,
     Station,
 )
-
-
-def _id(game: Game, seat: int) -> str | None:
-    return None if seat == NOBODY else game.players[seat]
 
 
 def _choice(game: Game, seat: int, c: Choice, secret: bool) -> dict[str, Any]:
