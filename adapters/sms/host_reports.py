@@ -37,6 +37,9 @@ from service.games import GameNotFound, GameService
 from service.outbox import OutboxMessage
 from service.ports import GameStore
 
+if TYPE_CHECKING:
+    from adapters.sms.inbound import Text
+
 log = logging.getLogger(__name__)
 
 # A host that is not an SMS player (Telegram) is told through this hook.
@@ -64,15 +67,8 @@ class HostReports:
     if TYPE_CHECKING:  # provided by inbound.Gateway
 
         async def appended(self, game_id: str, messages: list[OutboxMessage]) -> None: ...
-        async def _submit(
-            self,
-            sid: str,
-            game: Game,
-            action: actions.Action,
-            player: str,
-            say: Any,
-            *,
-            answer: bool = False,
+        async def submit(
+            self, text: Text, game: Game, action: actions.Action, *, answer: bool = False
         ) -> None: ...
 
     async def roster(self, game: Game) -> str:
@@ -89,12 +85,10 @@ class HostReports:
                 parts.append(f"{name} {short_mask(phone)}")
         return ", ".join(parts)
 
-    async def set_text(
-        self, sid: str, args: tuple[str, ...], game: Game, player: str, say: list[str]
-    ) -> None:
+    async def set_text(self, text: Text, game: Game, args: tuple[str, ...]) -> None:
         """SET (SETT, PODESI): the settings a page at a time, one setting's
         help, or a change (the core's SetOption, refused with what fits)."""
-        lang = game.lang
+        lang, player, say = game.lang, text.player, text.say
         if player != game.host:
             say.append(render(ONLY_HOST, lang))
         elif not args or args[0].isdecimal():
@@ -112,13 +106,13 @@ class HostReports:
         else:
             name = args[0].casefold()
             action = actions.SetOption(player, None, name, setup_view.read(args[1]))
-            await self._submit(sid, game, action, player, say)
+            await self.submit(text, game, action)
             after = await self.service.load(game.id)
             warning = setup_view.warning(after) if after.option(name) != game.option(name) else None
             if warning is not None:  # a text of its own: the commit's reply is the «OK.»
                 lines = [render(warning, lang)]
                 await self.appended(
-                    game.id, self.composer.messages(after, player, lines, True, f"w:{sid}")
+                    game.id, self.composer.messages(after, player, lines, True, f"w:{text.sid}")
                 )
 
     async def tell_host(self, game: Game, text: Msg, key: str) -> None:

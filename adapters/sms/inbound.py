@@ -29,8 +29,9 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 
-from adapters.sms import grammar, opt_out, rematch, short, talk
+from adapters.sms import grammar, host_commands, lobby, opt_out, rematch, short, talk
 from adapters.sms import render as words
 from adapters.sms import sheet as menu
 from adapters.sms.console import ConsoleLink, console_text
@@ -53,8 +54,6 @@ from adapters.sms.sent_sheets import SentSheets
 from adapters.sms.settings import SmsSettings
 from gameflow.core import actions
 from gameflow.core.away import parse_until
-from gameflow.core.engine import legal
-from gameflow.core.legal import find
 from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
 from gameflow.i18n import render
@@ -65,14 +64,6 @@ from service.ports import GameStore
 from service.rematch import add_inviter
 
 log = logging.getLogger(__name__)
-
-HOST_ACTIONS: dict[str, type[actions.Action]] = {
-    "start": actions.Start,
-    "pause": actions.Pause,
-    "resume": actions.Resume,
-    "advance": actions.Advance,
-    "end": actions.End,
-}
 
 # The reply to a number typed against an older menu (see `Gateway._answer`).
 # Not counted, and why; the new menu follows in the outbox (MENU is STATUS).
@@ -97,6 +88,22 @@ class Say(list[str]):
     def ask(self, game: Game, sh: menu.Sheet) -> None:
         self.append(menu.text(game, sh, game.lang))
         self.sheet = sh.key
+
+
+@dataclass(frozen=True)
+class Text:
+    """One inbound text as its handlers take it: its MessageSid (the key of
+    the action it becomes and of its reply), the sender's phone and player
+    id, the body, the game the phone is in (None: none) as read when the
+    text came in, the language of the reply, and the reply's lines (`say`)."""
+
+    sid: str
+    phone: str
+    body: str
+    player: str
+    game: Game | None
+    lang: str
+    say: Say
 
 
 class Gateway(HostReports):
@@ -172,15 +179,17 @@ class Gateway(HostReports):
             if game is not None
             else grammar.language_of(body) or self.settings.default_lang
         )
+        text = Text(sid, phone, body, player, game, lang, say)
         control = opt_out.classify(body)
         if control is not None:
-            await self._control(control, sid, phone, player, game, lang, say)
+            await self._control(control, text)
         elif game is not None and self._pleading(game, player, body):
-            await self._answer(sid, body, game, player, say)
+            await self._answer(text, game)
         else:
             cmd = rematch.parse(body, game is not None) or grammar.parse(body)
-            lang = cmd.lang if game is None and cmd.lang else lang
-            await self._command(sid, cmd, body, phone, player, game, lang, say)
+            if game is None and cmd.lang:
+                text = replace(text, lang=cmd.lang)
+            await self._command(text, cmd)
         if say and not quiet:
             # Replies may hold a menu with secret options: private, and a failed
             # delivery is reported like any private text.
@@ -192,7 +201,7 @@ class Gateway(HostReports):
                 )
                 await self.appended(game.id, lines)
             else:
-                await self.reply(phone, "\n".join(say), lang=lang, secret=True, player=player)
+                await self.reply(phone, "\n".join(say), lang=text.lang, secret=True, player=player)
 
     async def _game_of(self, phone: str, say: Say | None = None) -> Game | None:
         """The game `phone` is in (None: none, or it is over). With `say`, the
@@ -219,46 +228,35 @@ class Gateway(HostReports):
         sh = menu.sheet(game, player)
         return sh is not None and sh.style == menu.FREE and len(grammar.tokens(body)) > 1
 
-    async def _control(
-        self, kind: str, sid: str, phone: str, player: str, game: Game | None, lang: str, say: Say
-    ) -> None:
+    async def _control(self, kind: str, text: Text) -> None:
+        game, player, say = text.game, text.player, text.say
         if kind == opt_out.HELP:
-            say.append(words.help_text(game, player, lang))
+            say.append(words.help_text(game, player, text.lang))
         elif kind == opt_out.STOP:
-            if await self.directory.opt_out(phone, self.clock()) and game is not None:
-                await self.tell_host(
-                    game, msg(words.OPTED_OUT, name=player_name(game, player)), sid
-                )
+            if await self.directory.opt_out(text.phone, self.clock()) and game is not None:
+                opted = msg(words.OPTED_OUT, name=player_name(game, player))
+                await self.tell_host(game, opted, text.sid)
         elif kind == opt_out.RESUME:
-            if await self.directory.opt_in(phone) and game is not None:
-                await self.tell_host(game, msg(words.OPTED_IN, name=player_name(game, player)), sid)
+            if await self.directory.opt_in(text.phone) and game is not None:
+                opted = msg(words.OPTED_IN, name=player_name(game, player))
+                await self.tell_host(game, opted, text.sid)
             if game is not None:
                 await self.status_text(game, player, say)
 
-    async def _command(
-        self,
-        sid: str,
-        cmd: grammar.Command,
-        body: str,
-        phone: str,
-        player: str,
-        game: Game | None,
-        lang: str,
-        say: Say,
-    ) -> None:
-        kind = cmd.kind
+    async def _command(self, text: Text, cmd: grammar.Command) -> None:
+        kind, game, player, say, lang = cmd.kind, text.game, text.player, text.say, text.lang
         if kind == "help":
             say.append(words.help_text(game, player, lang))
         elif kind == "new_usage":
             say.append(words.t(words.NEW_USAGE, lang))
         elif kind == "join_usage":
             say.append(words.t(words.JOIN_USAGE, lang))
-        elif kind == "new":
-            await self._new(sid, cmd, phone, player, game, lang, say)
+        elif kind == "new":  # NEW, JOIN: adapters/sms/lobby.py
+            await lobby.new(self, text, cmd.args[0])
         elif kind == "join":
-            await self._join(sid, cmd.args[0], cmd.args[1], phone, player, game, lang, say)
+            await lobby.join(self, text, cmd.args[0], cmd.args[1])
         elif kind in ("again", "again_usage", "rejoin"):  # a rematch: adapters/sms/rematch.py
-            await rematch.command(self, sid, cmd, phone, player, game, lang, say)
+            await rematch.command(self, text, cmd)
         elif game is None:
             say.append(words.t(words.NOT_IN_GAME, lang))
         elif kind == "status":
@@ -266,32 +264,19 @@ class Gateway(HostReports):
         elif kind == "votes":
             say.append(render(short.recap(game), game.lang))
         elif kind in ("away", "back"):
-            await self._away(sid, cmd, game, player, say)
+            await self._away(text, game, cmd)
         elif kind in talk.KINDS:  # SAY, MUTE, UNMUTE: adapters/sms/talk.py
-            say.extend(await talk.command(self.service, sid, cmd, game, player))
+            say.extend(await talk.command(self.service, text.sid, cmd, game, player))
         elif kind == "set":  # SET, SETT, PODESI: adapters/sms/host_reports.py
-            await self.set_text(sid, cmd.args, game, player, say)
+            await self.set_text(text, game, cmd.args)
         elif kind == "console":  # the game master's console link, to the host alone
             say.extend(await console_text(self.console_link, cmd.args, game, player))
-        elif kind == "move":
-            await self._move(sid, cmd, game, player, say)
-        elif kind == "gone":  # GONE NAME: the core refuses a stranger's name or a non-host
-            named = [
-                p
-                for p, n in zip(game.players, game.names, strict=True)
-                if grammar.fold(n) == grammar.fold(cmd.args[0])
-            ]
-            gone = actions.Gone(player, None, named[0] if named else "")
-            await self._submit(sid, game, gone, player, say)
-        elif kind in HOST_ACTIONS:
-            phase = game.phase.seq if kind == "advance" else None
-            await self._submit(sid, game, HOST_ACTIONS[kind](player, phase), player, say)
+        elif kind in host_commands.KINDS:  # START, MOVE, GONE...: adapters/sms/host_commands.py
+            await host_commands.command(self, text, game, cmd)
         else:
-            await self._answer(sid, body, game, player, say)
+            await self._answer(text, game)
 
-    async def _away(
-        self, sid: str, cmd: grammar.Command, game: Game, player: str, say: Say
-    ) -> None:
+    async def _away(self, text: Text, game: Game, cmd: grammar.Command) -> None:
         """AWAY date / days (BORTE, ODSUTAN), BACK (TILBAKE, NAZAD): see
         gameflow.core.away. The core's own text to the player confirms it
         (texted with the commit); a text it can't read gets the usage line."""
@@ -302,100 +287,12 @@ class Gateway(HostReports):
                 try:
                     until = parse_until(word, self.clock())
                 except ValueError:
-                    say.append(words.t(words.AWAY_USAGE, game.lang))
+                    text.say.append(words.t(words.AWAY_USAGE, game.lang))
                     return
-        await self._submit(sid, game, actions.Away(player, None, until), player, say)
+        await self.submit(text, game, actions.Away(text.player, None, until))
 
-    async def _move(
-        self, sid: str, cmd: grammar.Command, game: Game, player: str, say: Say
-    ) -> None:
-        """MOVE window HH:MM (FLYTT, POMERI): the host moves a campaign window
-        (the core's MoveWindow, offered by `legal()`; docs/rules/campaign.md).
-        A window may be named by its start; anyone but the host of a campaign
-        gets the core's reason."""
-        spec = find(legal(game, player), actions.MoveWindow.kind)
-        args = cmd.args
-        if spec is None:
-            window = args[0] if args else ""
-            await self._submit(sid, game, actions.MoveWindow(player, None, window, ""), player, say)
-            return
-        names = [str(n) for n in spec.options("window")]
-        hits = [n for n in names if args and n.startswith(args[0])]
-        window = args[0] if args and args[0] in names else (hits[0] if len(hits) == 1 else "")
-        if len(args) != 2 or not window:
-            say.append(
-                words.t(words.MOVE_USAGE, game.lang, window=names[0], windows=", ".join(names))
-            )
-            return
-        await self._submit(
-            sid, game, actions.MoveWindow(player, None, window, args[1]), player, say
-        )
-
-    async def _new(
-        self,
-        sid: str,
-        cmd: grammar.Command,
-        phone: str,
-        player: str,
-        game: Game | None,
-        lang: str,
-        say: Say,
-    ) -> None:
-        if game is not None:
-            say.append(words.t(words.IN_ANOTHER, lang))
-            return
-        created = await self.service.create_game(cmd.args[0], player, lang=lang, key=f"sms:{sid}")
-        await self.directory.set_phone(player, phone, created.game.id)
-        await self.store.bind(phone, created.game.id, player)
-        code = created.code or "?"
-        tv = await self._tv(created.game)
-        if tv:
-            say.append(words.t(words.CREATED_TV, lang, code=code, tv=tv))
-        else:
-            say.append(words.t(words.CREATED, lang, code=code))
-
-    async def _tv(self, game: Game) -> str | None:
-        """The game's TV link for its host, when the app gives one (a failing
-        link service costs the host the link, not the game)."""
-        if self.tv_link is None:
-            return None
-        try:
-            return await self.tv_link(game)
-        except Exception:
-            log.exception("no TV link for %s", game.id)
-            return None
-
-    async def _join(
-        self,
-        sid: str,
-        code: str,
-        name: str,
-        phone: str,
-        player: str,
-        game: Game | None,
-        lang: str,
-        say: Say,
-    ) -> None:
-        game_id = await self.store.game_for_code(code)
-        if game_id is None:
-            say.append(words.t(words.NO_SUCH_CODE, lang, code=code))
-            return
-        if game is not None and game.id != game_id:
-            say.append(words.t(words.IN_ANOTHER, lang))
-            return
-        await self.directory.set_phone(player, phone, game_id)
-        origin = Origin(player, CHANNEL, reply=sid, code=code)
-        outcome = await self.service.submit(
-            game_id, actions.Join(player, None, name), key=sid, origin=origin
-        )
-        if outcome.rejected is not None:
-            say.append(render(outcome.rejected.message, outcome.game.lang))
-            return
-        await self.store.bind(phone, game_id, player)
-        self._unless_carried(outcome, origin, say)  # the welcome
-
-    async def _answer(self, sid: str, body: str, game: Game, player: str, say: Say) -> None:
-        """Read `body` against the player's question in the current state.
+    async def _answer(self, text: Text, game: Game) -> None:
+        """Read the text's body against the player's question in the current state.
 
         A number names a place in the menu the player read: "2" on an older
         vote is another player on the new one, and "1" on the last team's
@@ -411,20 +308,20 @@ class Gateway(HostReports):
         a place, and reads as meant whatever menu it was typed on. No record
         at all (the game's first question on its way, a game older than the
         record) reads the number as before."""
-        lang = game.lang
+        lang, player, say = game.lang, text.player, text.say
         sh = menu.sheet(game, player)
         if sh is None:
             say.append(await self.nothing_now(game, player))
             return
-        if grammar.leads_with_number(body) and await self._older(game, player, sh, say):
+        if grammar.leads_with_number(text.body) and await self._older(game, player, sh, say):
             say.append(words.t(STALE, lang))
             return
-        found = menu.read(game, sh, player, body)
+        found = menu.read(game, sh, player, text.body)
         if isinstance(found, grammar.Unmatched):
             say.append(menu.unmatched(game, found, sh, lang))
             say.sheet = sh.key  # the refusal shows the sheet it was read against
             return
-        await self._submit(sid, game, found, player, say, answer=True)
+        await self.submit(text, game, found, answer=True)
 
     async def _older(self, game: Game, player: str, sh: menu.Sheet, say: Say) -> bool:
         """Whether the player's last texted menu is not `sh` (see `_answer`);
@@ -446,22 +343,18 @@ class Gateway(HostReports):
             return words.t(words.LATE, game.lang)
         return words.t(words.NOTHING_NOW, game.lang)
 
-    async def _submit(
-        self,
-        sid: str,
-        game: Game,
-        action: actions.Action,
-        player: str,
-        say: Say,
-        *,
-        answer: bool = False,
+    async def submit(
+        self, text: Text, game: Game, action: actions.Action, *, answer: bool = False
     ) -> None:
+        """`action` for `text` into `game`: a refusal's reason (and what may be
+        answered instead) goes to `text.say`, an accepted one's reply with its commit."""
+        player, say = text.player, text.say
         # An answer's echo («Choice locked…») is not texted in a live game (see
         # adapters.sms.renderer): the composer learns who is answering here,
         # and writes the reply to the input with its commit (`reply_lines`).
         seq = game.phase.seq if answer else None
-        origin = Origin(player, CHANNEL, seq, reply=sid)
-        outcome = await self.service.submit(game.id, action, key=sid, origin=origin)
+        origin = Origin(player, CHANNEL, seq, reply=text.sid)
+        outcome = await self.service.submit(game.id, action, key=text.sid, origin=origin)
         after = outcome.game
         if outcome.rejected is not None:
             say.append(render(outcome.rejected.message, after.lang))
@@ -469,10 +362,10 @@ class Gateway(HostReports):
             if sh is not None:  # what may be answered instead
                 say.ask(after, sh)
         else:
-            self._unless_carried(outcome, origin, say)
+            self.unless_carried(outcome, origin, say)
 
     @staticmethod
-    def _unless_carried(outcome: Outcome, origin: Origin, say: Say) -> None:
+    def unless_carried(outcome: Outcome, origin: Origin, say: Say) -> None:
         """An accepted input's reply, when its commit does not carry it (no
         SMS composer, or one that failed and recovered): said as before, after
         the commit. A duplicate's was written by the commit that applied it."""

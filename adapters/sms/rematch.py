@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from adapters.sms import render as words
 from adapters.sms.directory import is_sms
 from adapters.sms.grammar import Command, fold, tokens
+from adapters.sms.lobby import joined
 from adapters.sms.renderer import CHANNEL, SmsRenderer
 from gameflow.core.state import Game
 from gameflow.core.text import N_, msg
@@ -27,7 +28,7 @@ from service.games import CODE_ALPHABET, GameNotFound
 from service.outbox import OutboxMessage
 
 if TYPE_CHECKING:
-    from adapters.sms.inbound import Gateway, Say
+    from adapters.sms.inbound import Gateway, Text
 
 AGAIN = frozenset({"again", "igjen", "ponovo"})
 YES = frozenset({"yes", "ja", "da"})
@@ -84,24 +85,16 @@ class SmsInviter:
         self._wake(game_id)
 
 
-async def command(
-    gw: Gateway,
-    sid: str,
-    cmd: Command,
-    phone: str,
-    player: str,
-    game: Game | None,
-    lang: str,
-    say: Say,
-) -> None:
+async def command(gw: Gateway, text: Text, cmd: Command) -> None:
     """`AGAIN CODE`, `YES CODE`, `AGAIN` alone (no game): the reply's lines
-    go to `say` (a join's welcome goes with its commit)."""
+    go to `text.say` (a join's welcome goes with its commit)."""
+    say, lang, player = text.say, text.lang, text.player
     if cmd.kind == "again_usage":
         say.append(render(USAGE, lang))
         return
     code = cmd.args[0]
     if cmd.kind == "rejoin":
-        await _rejoin(gw, sid, code, phone, player, game, lang, say)
+        await _rejoin(gw, text, code)
         return
     old_id = await gw.store.game_last_with_code(code)
     try:
@@ -116,36 +109,23 @@ async def command(
         return
     new = done.game
     # The host's phone is in the rematch from now on (as after NEW).
-    await gw.directory.set_phone(player, phone, new.id)
-    await gw.store.bind(phone, new.id, player)
+    await gw.directory.set_phone(player, text.phone, new.id)
+    await gw.store.bind(text.phone, new.id, player)
     say.append(render(msg(DONE, game=new.kind, code=done.code or "?"), new.lang))
 
 
-async def _rejoin(
-    gw: Gateway,
-    sid: str,
-    code: str,
-    phone: str,
-    player: str,
-    game: Game | None,
-    lang: str,
-    say: Say,
-) -> None:
+async def _rejoin(gw: Gateway, text: Text, code: str) -> None:
     """`YES CODE`: the player joins the rematch under their old name, by the
     rules of any join (a phone in another game is told so)."""
     game_id = await gw.store.game_for_code(code)
-    if game_id is not None and game is not None and game.id != game_id:
-        say.append(words.t(words.IN_ANOTHER, lang))
+    if game_id is not None and text.game is not None and text.game.id != game_id:
+        text.say.append(words.t(words.IN_ANOTHER, text.lang))
         return
     if game_id is not None:
-        await gw.directory.set_phone(player, phone, game_id)
-    origin = Origin(player, CHANNEL, reply=sid, code=code)
-    outcome, why = await rematch.rejoin(gw.service, code, player, key=sid, origin=origin)
+        await gw.directory.set_phone(text.player, text.phone, game_id)
+    origin = Origin(text.player, CHANNEL, reply=text.sid, code=code)
+    outcome, why = await rematch.rejoin(gw.service, code, text.player, key=text.sid, origin=origin)
     if outcome is None:
-        say.append(render(why or msg(NO_SUCH, code=code), lang))
+        text.say.append(render(why or msg(NO_SUCH, code=code), text.lang))
         return
-    if outcome.rejected is not None:
-        say.append(render(outcome.rejected.message, outcome.game.lang))
-        return
-    await gw.store.bind(phone, outcome.game.id, player)
-    gw._unless_carried(outcome, origin, say)  # the welcome, as after JOIN
+    await joined(gw, text, outcome, origin)  # the welcome, as after JOIN
