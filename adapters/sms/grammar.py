@@ -138,8 +138,10 @@ UNKNOWN = "unknown"  # not a command: maybe an answer to the player's menu
 EMPTY = "empty"
 
 
-def parse(body: str) -> Command:
-    """The command a text is; `UNKNOWN` (with the words) when it is none."""
+def parse(body: str, *, host: bool = True) -> Command:
+    """The command a text is; `UNKNOWN` (with the words) when it is none.
+    `host`: whether the sender hosts their game; GONE NAME's words are
+    ordinary ones ("ute" is "out"), so only the host's are GONE."""
     words = tokens(body)
     if not words:
         return Command(EMPTY)
@@ -160,7 +162,7 @@ def parse(body: str) -> Command:
         return Command("away", tuple(rest[:1]))
     if head in BACK and len(words) == 1:
         return Command("back")
-    if head in GONE and len(words) > 1:  # "GONE Ana": the name as written
+    if head in GONE and len(words) > 1 and host:  # "GONE Ana": the name as written
         return Command("gone", tuple(body.strip().split(maxsplit=1)[1:]))
     if head in SAY:  # "SAY I trust Bo": the rest of the text as written
         parts = body.strip().split(maxsplit=1)

@@ -1,7 +1,9 @@
 """The host's commands by SMS that act on the running game: START GAME,
 PAUSE, RESUME, ADVANCE, END GAME, MOVE window HH:MM (FLYTT, POMERI) and
 GONE NAME (UTE, OTIŠAO). The core refuses them from anyone but the host,
-with its reason. SET is in adapters/sms/host_reports.py.
+with its reason; GONE's words are ordinary ones, so from anyone but the
+host they are not read as GONE at all (grammar.parse). SET is in
+adapters/sms/host_reports.py.
 
 Apart from adapters/sms/inbound.py, which reads and applies what the
 players of a game text, so that each stays short enough to read.

@@ -186,7 +186,10 @@ class Gateway(HostReports):
         elif game is not None and self._pleading(game, player, body):
             await self._answer(text, game)
         else:
-            cmd = rematch.parse(body, game is not None) or grammar.parse(body)
+            # A host's words (GONE NAME) are the host's alone: from anyone
+            # else they are read as what they would be otherwise (an answer).
+            host = game is not None and player == game.host
+            cmd = rematch.parse(body, game is not None) or grammar.parse(body, host=host)
             if game is None and cmd.lang:
                 text = replace(text, lang=cmd.lang)
             await self._command(text, cmd)
