@@ -229,3 +229,16 @@ def records_fixture() -> Any:
             run(drop_prefix(url, prefix))
 
     return records
+
+
+def on_records(records: Records, body: Callable[[Directory], Awaitable[None]]) -> None:
+    """Run `body` on a fresh directory of `records`, closed however it ends."""
+
+    async def go() -> None:
+        d = records()
+        try:
+            await body(d)
+        finally:
+            await d.close()
+
+    run(go())

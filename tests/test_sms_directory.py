@@ -18,7 +18,7 @@ import pytest
 
 from adapters.sms.directory import Directory, Received, Sent, SqliteDirectory, is_sms, player_id
 from adapters.sms.redis_directory import RedisDirectory
-from tests.sms_helpers import Records, records_fixture
+from tests.sms_helpers import Records, on_records, records_fixture
 from tests.store_helpers import drop_prefix, redis_url_or_fail, run, unique_prefix
 
 pytestmark = pytest.mark.sms
@@ -29,37 +29,29 @@ PHONE = "+4791234567"
 
 
 def test_an_inbound_message_sid_is_stored_once(records: Records) -> None:
-    async def go() -> None:
-        d = records()
-        try:
-            assert await d.inbound("SM1") is None
-            assert await d.store_inbound("SM1", PHONE, "JOIN ABCD Åse", 10.5)
-            assert not await d.store_inbound("SM1", PHONE, "something else", 11.0)
-            assert await d.inbound("SM1") == Received("SM1", PHONE, "JOIN ABCD Åse", 10.5)
-            assert await d.store_inbound("SM2", PHONE, "", 12.0)  # an empty body is a text too
-            assert await d.inbound("SM2") == Received("SM2", PHONE, "", 12.0)
-        finally:
-            await d.close()
+    async def go(d: Directory) -> None:
+        assert await d.inbound("SM1") is None
+        assert await d.store_inbound("SM1", PHONE, "JOIN ABCD Åse", 10.5)
+        assert not await d.store_inbound("SM1", PHONE, "something else", 11.0)
+        assert await d.inbound("SM1") == Received("SM1", PHONE, "JOIN ABCD Åse", 10.5)
+        assert await d.store_inbound("SM2", PHONE, "", 12.0)  # an empty body is a text too
+        assert await d.inbound("SM2") == Received("SM2", PHONE, "", 12.0)
 
-    run(go())
+    on_records(records, go)
 
 
 def test_numbers_are_remembered_and_replaced(records: Records) -> None:
-    async def go() -> None:
-        d = records()
+    async def go(d: Directory) -> None:
         pid = player_id(PHONE, "key")
-        try:
-            assert is_sms(pid) and PHONE[1:] not in pid
-            assert pid == player_id(PHONE, "key") != player_id(PHONE, "other key")
-            assert await d.phone_of(pid) is None
-            await d.set_phone(pid, PHONE, "g1")
-            assert await d.phone_of(pid) == PHONE
-            await d.set_phone(pid, "+4790000000", None)  # a new number, out of any game
-            assert await d.phone_of(pid) == "+4790000000"
-        finally:
-            await d.close()
+        assert is_sms(pid) and PHONE[1:] not in pid
+        assert pid == player_id(PHONE, "key") != player_id(PHONE, "other key")
+        assert await d.phone_of(pid) is None
+        await d.set_phone(pid, PHONE, "g1")
+        assert await d.phone_of(pid) == PHONE
+        await d.set_phone(pid, "+4790000000", None)  # a new number, out of any game
+        assert await d.phone_of(pid) == "+4790000000"
 
-    run(go())
+    on_records(records, go)
 
 
 def test_an_ended_game_forgets_its_numbers_and_their_texts_but_no_stop(
@@ -70,63 +62,51 @@ def test_an_ended_game_forgets_its_numbers_and_their_texts_but_no_stop(
     and so does a STOP."""
     other = "+4790000001"
 
-    async def go() -> None:
-        d = records()
+    async def go(d: Directory) -> None:
         gone, moved = player_id(PHONE, "key"), player_id(other, "key")
-        try:
-            for n, (pid, phone) in enumerate(((gone, PHONE), (moved, other))):
-                await d.set_phone(pid, phone, "g1")
-                await d.store_inbound(f"SMi{n}", phone, "JOIN", 1.0)
-                await d.record_sent(f"SMo{n}", phone, pid, "g1", True, "sent", 1.0)
-            await d.set_phone(moved, other, "g2")  # joined a later game
-            await d.opt_out(PHONE, 2.0)
-            assert await d.forget_game("g1", [gone, moved]) == [PHONE]
-            assert await d.phone_of(gone) is None and await d.phone_of(moved) == other
-            assert await d.inbound("SMi0") is None and await d.sent("SMo0") is None
-            assert await d.inbound("SMi1") is not None and await d.sent("SMo1") is not None
-            assert await d.opted_out(PHONE)  # the carrier's: never forgotten
-            assert await d.forget_game("g1", [gone, moved]) == []  # once
-        finally:
-            await d.close()
+        for n, (pid, phone) in enumerate(((gone, PHONE), (moved, other))):
+            await d.set_phone(pid, phone, "g1")
+            await d.store_inbound(f"SMi{n}", phone, "JOIN", 1.0)
+            await d.record_sent(f"SMo{n}", phone, pid, "g1", True, "sent", 1.0)
+        await d.set_phone(moved, other, "g2")  # joined a later game
+        await d.opt_out(PHONE, 2.0)
+        assert await d.forget_game("g1", [gone, moved]) == [PHONE]
+        assert await d.phone_of(gone) is None and await d.phone_of(moved) == other
+        assert await d.inbound("SMi0") is None and await d.sent("SMo0") is None
+        assert await d.inbound("SMi1") is not None and await d.sent("SMo1") is not None
+        assert await d.opted_out(PHONE)  # the carrier's: never forgotten
+        assert await d.forget_game("g1", [gone, moved]) == []  # once
 
-    run(go())
+    on_records(records, go)
 
 
 def test_stop_and_start_toggle_reachability_once_each(records: Records) -> None:
-    async def go() -> None:
-        d = records()
-        try:
-            assert not await d.opted_out(PHONE)
-            assert not await d.opt_in(PHONE)  # was not opted out
-            assert await d.opt_out(PHONE, 1.0)
-            assert not await d.opt_out(PHONE, 2.0)  # already: the host is told once
-            assert await d.opted_out(PHONE) and not await d.opted_out("+4790000000")
-            assert await d.opt_in(PHONE)
-            assert not await d.opted_out(PHONE) and not await d.opt_in(PHONE)
-        finally:
-            await d.close()
+    async def go(d: Directory) -> None:
+        assert not await d.opted_out(PHONE)
+        assert not await d.opt_in(PHONE)  # was not opted out
+        assert await d.opt_out(PHONE, 1.0)
+        assert not await d.opt_out(PHONE, 2.0)  # already: the host is told once
+        assert await d.opted_out(PHONE) and not await d.opted_out("+4790000000")
+        assert await d.opt_in(PHONE)
+        assert not await d.opted_out(PHONE) and not await d.opt_in(PHONE)
 
-    run(go())
+    on_records(records, go)
 
 
 def test_a_text_can_go_to_known_numbers_that_did_not_stop(records: Records) -> None:
-    async def go() -> None:
-        d = records()
+    async def go(d: Directory) -> None:
         other = "+4790000000"
-        try:
-            assert await d.reachable([]) == {}
-            await d.set_phone("sms:a", PHONE, "g")
-            await d.set_phone("sms:b", other, "g")
-            await d.opt_out(other, 1.0)
-            # Unknown players and opted-out numbers are left out; order is kept.
-            assert await d.reachable(["sms:b", "sms:zz", "sms:a"]) == {"sms:a": PHONE}
-            await d.opt_in(other)
-            got = await d.reachable(["sms:b", "sms:a"])
-            assert got == {"sms:b": other, "sms:a": PHONE} and list(got) == ["sms:b", "sms:a"]
-        finally:
-            await d.close()
+        assert await d.reachable([]) == {}
+        await d.set_phone("sms:a", PHONE, "g")
+        await d.set_phone("sms:b", other, "g")
+        await d.opt_out(other, 1.0)
+        # Unknown players and opted-out numbers are left out; order is kept.
+        assert await d.reachable(["sms:b", "sms:zz", "sms:a"]) == {"sms:a": PHONE}
+        await d.opt_in(other)
+        got = await d.reachable(["sms:b", "sms:a"])
+        assert got == {"sms:b": other, "sms:a": PHONE} and list(got) == ["sms:b", "sms:a"]
 
-    run(go())
+    on_records(records, go)
 
 
 def test_a_remembered_number_is_checked_never_trusted(records: Records, tmp_path: Path) -> None:
@@ -160,25 +140,21 @@ def test_a_remembered_number_is_checked_never_trusted(records: Records, tmp_path
 
 
 def test_outbound_status_callbacks_return_the_message_as_it_was(records: Records) -> None:
-    async def go() -> None:
-        d = records()
-        try:
-            await d.record_sent("SMa", PHONE, "sms:p", "g1", True, "queued", 1.0)
-            await d.record_sent("SMb", PHONE, None, None, False, "failed", 1.0, "21610")
-            assert await d.sent("SMa") == Sent("SMa", PHONE, "sms:p", "g1", True, "queued")
-            assert await d.sent("SMb") == Sent("SMb", PHONE, None, None, False, "failed")
-            before = await d.update_status("SMa", "sent", None, 2.0)
-            assert before == Sent("SMa", PHONE, "sms:p", "g1", True, "queued")
-            before = await d.update_status("SMa", "undelivered", "30005", 3.0)
-            assert before is not None and before.status == "sent"
-            assert (await d.sent("SMa")) == Sent("SMa", PHONE, "sms:p", "g1", True, "undelivered")
-            # A callback for a text recorded nowhere is no record either.
-            assert await d.update_status("SMzz", "delivered", None, 4.0) is None
-            assert await d.sent("SMzz") is None
-        finally:
-            await d.close()
+    async def go(d: Directory) -> None:
+        await d.record_sent("SMa", PHONE, "sms:p", "g1", True, "queued", 1.0)
+        await d.record_sent("SMb", PHONE, None, None, False, "failed", 1.0, "21610")
+        assert await d.sent("SMa") == Sent("SMa", PHONE, "sms:p", "g1", True, "queued")
+        assert await d.sent("SMb") == Sent("SMb", PHONE, None, None, False, "failed")
+        before = await d.update_status("SMa", "sent", None, 2.0)
+        assert before == Sent("SMa", PHONE, "sms:p", "g1", True, "queued")
+        before = await d.update_status("SMa", "undelivered", "30005", 3.0)
+        assert before is not None and before.status == "sent"
+        assert (await d.sent("SMa")) == Sent("SMa", PHONE, "sms:p", "g1", True, "undelivered")
+        # A callback for a text recorded nowhere is no record either.
+        assert await d.update_status("SMzz", "delivered", None, 4.0) is None
+        assert await d.sent("SMzz") is None
 
-    run(go())
+    on_records(records, go)
 
 
 def _two(records: Records, tmp_path: Path) -> tuple[Directory, Directory]:
