@@ -5,7 +5,8 @@ a message."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -27,19 +28,24 @@ def text(chat: int, body: str) -> Callable[[Bot], Awaitable[Any]]:
     return call
 
 
-async def queue(api: FakeBotApi, **kw: Any) -> tuple[Bot, Outbound, VirtualTime]:
-    bot = Bot(TOKEN, base_url=api.base_url)
-    await bot.initialize()
-    vt = VirtualTime()
-    out = Outbound(bot, clock=vt.clock, sleep=vt.sleep, keep_log=True, **kw)
-    await out.start()
-    return bot, out, vt
+@contextlib.asynccontextmanager
+async def queued(**kw: Any) -> AsyncIterator[tuple[FakeBotApi, Outbound, VirtualTime]]:
+    """A fresh fake Bot API and the outbound queue to it (`kw` its options) on
+    a virtual clock, started; stopped and its bot shut down once the body ran."""
+    async with serving(FakeBotApi()) as api:
+        bot = Bot(TOKEN, base_url=api.base_url)
+        await bot.initialize()
+        vt = VirtualTime()
+        out = Outbound(bot, clock=vt.clock, sleep=vt.sleep, keep_log=True, **kw)
+        await out.start()
+        yield api, out, vt
+        await out.stop()
+        await bot.shutdown()
 
 
 def test_per_chat_order_and_429_retries_lose_nothing() -> None:
     async def go() -> None:
-        async with serving(FakeBotApi()) as api:
-            bot, out, vt = await queue(api)
+        async with queued() as (api, out, vt):
             api.fail("sendMessage", times=2, retry_after=7, chat_id=11)
             for i in range(6):
                 for chat in (11, 12, -500):
@@ -52,16 +58,13 @@ def test_per_chat_order_and_429_retries_lose_nothing() -> None:
             assert any(s >= 7 for s in vt.slept) or vt.now >= 14  # it waited as told
             # 1 message/s per private chat, 20/min per group
             assert vt.now >= 5 * 3.0
-            await out.stop()
-            await bot.shutdown()
 
     run(go())
 
 
 def test_rates_are_kept_on_the_virtual_clock() -> None:
     async def go() -> None:
-        async with serving(FakeBotApi()) as api:
-            bot, out, vt = await queue(api, per_second=30.0)
+        async with queued(per_second=30.0) as (_api, out, vt):
             sent_at: list[tuple[int, float]] = []
             for chat in range(1, 16):
                 out.send(
@@ -78,16 +81,13 @@ def test_rates_are_kept_on_the_virtual_clock() -> None:
             assert 14 / 30 - 1e-9 <= fifteenth <= 0.5 + 1e-9
             mine = [t for c, t in sent_at if c == 99]
             assert mine[1] - mine[0] >= 1.0 and mine[2] - mine[1] >= 1.0
-            await out.stop()
-            await bot.shutdown()
 
     run(go())
 
 
 def test_prompts_go_before_chatter() -> None:
     async def go() -> None:
-        async with serving(FakeBotApi()) as api:
-            bot, out, _ = await queue(api, per_second=1.0)
+        async with queued(per_second=1.0) as (api, out, _):
             for chat in (1, 2, 3):
                 out.send(chat, text(chat, "news"), priority=Priority.CHATTER, label="news")
             out.send(4, text(4, "your turn"), priority=Priority.PROMPT, label="prompt")
@@ -98,16 +98,13 @@ def test_prompts_go_before_chatter() -> None:
             # ...but never ahead of an earlier message to the same chat
             assert labels.index("news") < labels.index("after-news")
             assert api.texts(1) == ["news", "later news"]
-            await out.stop()
-            await bot.shutdown()
 
     run(go())
 
 
 def test_gateway_errors_are_retried_and_refused_calls_dropped() -> None:
     async def go() -> None:
-        async with serving(FakeBotApi()) as api:
-            bot, out, _ = await queue(api)
+        async with queued() as (api, out, _):
             api.fail("sendMessage", times=2, chat_id=21, status=502)
             api.fail("sendMessage", times=1, chat_id=22, status=400)
             for i in range(3):
@@ -117,8 +114,6 @@ def test_gateway_errors_are_retried_and_refused_calls_dropped() -> None:
             assert api.texts(21) == ["m0", "m1", "m2"]  # resent after the 502s, in order
             assert api.texts(22) == ["m1", "m2"]  # the refused one is dropped, the rest go on
             assert out.stats.retried_network == 2 and out.stats.failed == 1
-            await out.stop()
-            await bot.shutdown()
 
     run(go())
 
@@ -193,8 +188,7 @@ def test_an_odd_failure_is_tried_again_a_few_times_then_given_up() -> None:
         return call
 
     async def go() -> None:
-        async with serving(FakeBotApi()) as api:
-            bot, out, _ = await queue(api)
+        async with queued() as (api, out, _):
             once = out.send(41, flaky(41, "once", 1), label="once")
             never = out.send(42, flaky(42, "never", 99), label="never")
             after = out.send(42, text(42, "after"), label="after")
@@ -203,7 +197,5 @@ def test_an_odd_failure_is_tried_again_a_few_times_then_given_up() -> None:
             assert isinstance(never.outcome, Failed) and never.attempts == ODD_TRIES
             assert api.texts(42) == ["after"] and after.settled
             assert out.stats.failed == 1 and out.stats.retried_network == ODD_TRIES
-            await out.stop()
-            await bot.shutdown()
 
     run(go())
