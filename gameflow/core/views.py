@@ -3,12 +3,13 @@
 A player's view is the public view with their own part under "you", which
 lists what they may do while the game runs; the host's view is the public one
 with who the phase still waits for. The game says what goes in; these say how.
-A seat in a view is a player id, None for nobody (`player_id`).
+A seat in a view is a player id, None for nobody (`player_id`). A TV screen's
+track of missions or rounds reads its cells' states from the view (`track_state`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gameflow.core.legal import ActionSpec, spec_json
@@ -41,3 +42,12 @@ def with_waiting(
     the game no longer runs): the host's view."""
     view["waiting"] = [game.players[s] for s in awaiting(game)] if game.running else []
     return view
+
+
+def track_state(done: Mapping[str, Any] | None, playing: bool) -> str:
+    """A cell of a TV screen's track (a mission, a round): "ok" or "fail" once
+    done (`done`, its record in the view, says "success"), "now" while it is
+    `playing`, else "later"."""
+    if done is not None:
+        return "ok" if done["success"] else "fail"
+    return "now" if playing else "later"

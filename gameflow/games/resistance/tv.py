@@ -15,6 +15,7 @@ from gameflow.core.definition import Translator as Tr
 from gameflow.core.definition import TvContext as Context
 from gameflow.core.definition import end_headline
 from gameflow.core.text import N_
+from gameflow.core.views import track_state
 from gameflow.games.resistance.cards import CARDS
 from gameflow.games.resistance.texts import CARD_TEXT
 
@@ -35,18 +36,13 @@ def build(view: dict[str, Any], tr: Tr, name_of: Names) -> Context:
     missions = []
     for i, size in enumerate(rs["teams"], start=1):
         rec = done.get(i)
-        state = "later"
-        if rec is not None:
-            state = "ok" if rec["success"] else "fail"
-        elif i == rs["mission"] and not view["over"]:
-            state = "now"
         missions.append(
             {
                 "n": i,
                 "label": tr.t("mission_n", n=i),
                 "size": tr.n("players", size),
                 "two_fails": rs.get("double_fail") == i,
-                "state": state,
+                "state": track_state(rec, i == rs["mission"] and not view["over"]),
                 "fails": tr.n("fails", rec["fails"]) if rec is not None else "",
             }
         )

@@ -14,6 +14,7 @@ from gameflow.core.definition import Translator as Tr
 from gameflow.core.definition import TvContext as Context
 from gameflow.core.definition import end_headline
 from gameflow.core.text import N_
+from gameflow.core.views import track_state
 from gameflow.games.station.texts import JOB_NAMES
 
 # The header's name of each of the game's phases (`phase_<name>`; the page
@@ -38,13 +39,7 @@ def build(view: dict[str, Any], tr: Tr, name_of: Names) -> Context:
     track = []
     for r in range(1, st["rounds"] + 1):
         done = next((h for h in history if h["round"] == r), None)
-        if done is not None:
-            state = "ok" if done["success"] else "fail"
-        elif r == current and not view["over"]:
-            state = "now"
-        else:
-            state = "later"
-        track.append({"n": r, "state": state})
+        track.append({"n": r, "state": track_state(done, r == current and not view["over"])})
     out: Context = {
         "st": st,
         "track": track,
