@@ -161,9 +161,7 @@ def audience(
     talk is open, else to the player's team when it may confer; `team_only`
     (SMS `TEAM`, Telegram `/team`) asks for the team whatever the table does."""
     d = registry.get(game.kind)
-    table = is_campaign(game) or game.option("table_talk") is True
-    # A game whose team talk is an option (`team_talk`, off) has none without it.
-    teams = d.team is not None and game.option("team_talk") is not False
+    table, teams = kinds(game)
     if game.seat(player) < 0 or not (table or teams):
         if team_only and game.seat(player) >= 0:
             return Said(REFUSED, msg(NO_TEAM))
@@ -198,10 +196,18 @@ def offered(game: Game, player: str) -> tuple[bool, bool]:
     table's talk (a campaign, or `table_talk`), and whether `player` has a
     team to talk with in private now (telling nobody else)."""
     d = registry.get(game.kind)
-    table = is_campaign(game) or game.option("table_talk") is True
-    teams = d.team is not None and game.option("team_talk") is not False
+    table, teams = kinds(game)
     team = d.team(game, player) if teams and d.team is not None else ()
     return table, len(team) > 1
+
+
+def kinds(game: Game) -> tuple[bool, bool]:
+    """Whether `game` has the table's talk through the bot (a campaign, or
+    the option `table_talk`) and whether it has a team's private talk (a
+    game whose team talk is an option, `team_talk`, off, has none without it)."""
+    table = is_campaign(game) or game.option("table_talk") is True
+    teams = registry.get(game.kind).team is not None and game.option("team_talk") is not False
+    return table, teams
 
 
 def load_record(raw: str | None, what: str = "talk record") -> dict[str, Any]:
@@ -251,11 +257,10 @@ def _muted(seconds: float) -> Msg:
     )
 
 
-def _remember(
-    rec: dict[str, Any], key: str, to: Sequence[str], team: bool, reply: Msg | None
-) -> None:
+def _remember(rec: dict[str, Any], key: str, to: Sequence[str], team: bool, sent: bool) -> None:
+    """An inbound key seen: a redelivery finds whom its line went to, if `sent`."""
     seen = [s for s in rec.get("seen", []) if s[0] != key]
-    seen.append([key, list(to), team, reply is None])
+    seen.append([key, list(to), team, sent])
     rec["seen"] = seen[-KEEP_KEYS:]
 
 
@@ -349,7 +354,7 @@ async def say(
             reply = msg(TOO_LONG, max=MAX_LINE)
         else:
             reply = flood(rec, player, now)
-        _remember(rec, key, to, team, reply)
+        _remember(rec, key, to, team, reply is None)
         if reply is None and game.option(RECORD) is True:
             _keep(rec, game, player, text, team, now)
         out = (
@@ -414,8 +419,8 @@ def player_named(game: Game, name: str) -> str | None:
 
 
 async def hush(store: Any, game: Game, by: str, name: str, on: bool) -> Msg:
-    """The host mutes (`on`) or unmutes a player's talk, by their game name:
-    their lines are refused (with HUSHED) until unmuted; the reply."""
+    """The host mutes (`on`) or unmutes a player's talk, by their game name
+    (Telegram `/mute NAME`, SMS `MUTE NAME`); the reply."""
     if by != game.host:
         return msg(ONLY_HOST)
     if not name.strip():
@@ -423,12 +428,28 @@ async def hush(store: Any, game: Game, by: str, name: str, on: bool) -> Msg:
     target = player_named(game, name)
     if target is None:
         return msg(NO_SUCH_PLAYER, name=name.strip())
+    reply = await hush_player(store, game, target, on)
+    assert reply is not None  # without a key nothing is "done before"
+    return reply
+
+
+async def hush_player(store: Any, game: Game, target: str, on: bool, key: str = "") -> Msg | None:
+    """Mute (`on`) or unmute the seated player `target`: their lines are
+    refused (with HUSHED) until unmuted; the reply for the host. A `key`
+    (the console's request id) is done once: None for one done before (a
+    double tap, a resent form), changing nothing."""
     for _ in range(TRIES):
         raw_rec = await store.get_attr(game.id, ATTR)
         rec = load_record(raw_rec)
+        if key and any(s[0] == key for s in rec.get("seen", [])):
+            return None
         hushed = set(rec.get("hushed", []))
         (hushed.add if on else hushed.discard)(target)
         rec["hushed"] = sorted(hushed)
+        if key:
+            _remember(rec, key, (), False, False)
         if await store.swap_attr(game.id, ATTR, raw_rec, json.dumps(rec)):
-            return msg(HUSH_DONE if on else HUSH_UNDONE, name=game.name_of(target))
-    raise RuntimeError(f"{game.id}: talk record contended {TRIES} times")
+            break
+    else:
+        raise RuntimeError(f"{game.id}: talk record contended {TRIES} times")
+    return msg(HUSH_DONE if on else HUSH_UNDONE, name=game.name_of(target))
