@@ -261,8 +261,7 @@ def test_a_join_cut_short_by_a_crash_after_its_commit_is_bound(make_store: Any) 
 def test_create_game_codes_identities_and_active_set(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            clock = FakeClock()
-            service = GameService(store, clock=clock)
+            service = GameService(store, clock=FakeClock())
             made = await service.create_game("station", HOST, key="update:1")
             again = await service.create_game("station", HOST, key="update:1")
             assert again.duplicate and again.game == made.game and again.code == made.code
