@@ -15,6 +15,7 @@ from traitors_helpers import (
     LOYALS_GONE,
     P6,
     adv,
+    both,
     codes,
     play,
     st,
@@ -50,8 +51,7 @@ def test_traitor_cannot_target_a_traitor_and_loyals_cannot_murder() -> None:
 def test_shield_blocks_the_murder() -> None:
     steps = [
         *to_night,
-        {"as": "ana", "do": "murder", "target": "cy"},
-        {"as": "bo", "do": "murder", "target": "cy"},
+        *both("murder", "cy"),
         adv,
     ]
     game, rec = play(steps, days={"1": {"shield": "cy"}})
@@ -113,8 +113,7 @@ def _tempt_night(accept: bool | None) -> tuple[Game, dict[str, Any]]:
         *to_table,
         *votes({"ana": "fia", "bo": "fia", "dag": "fia"}),
         adv,
-        {"as": "ana", "do": "tempt", "target": "dag"},
-        {"as": "bo", "do": "tempt", "target": "dag"},
+        *both("tempt", "dag"),
     ]
     if accept is not None:  # asked as soon as the traitors have chosen
         steps.append({"as": "dag", "do": "answer", "accept": accept})
@@ -338,8 +337,7 @@ def test_the_death_list_may_be_put_in_play_after_the_nights_choice(written: bool
     issue #35, 18): the traitors may still write it, else it is drawn."""
     late = [
         *to_night,
-        {"as": "ana", "do": "murder", "target": "fia"},
-        {"as": "bo", "do": "murder", "target": "fia"},
+        *both("murder", "fia"),
         {"as": "host", "do": "death_list_on"},
     ]
     game, _ = play(late)

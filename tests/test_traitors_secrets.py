@@ -16,6 +16,7 @@ from traitors_helpers import (
     LOYALS_GONE,
     P6,
     adv,
+    both,
     codes,
     play,
     script,
@@ -161,9 +162,7 @@ BEFORE_NIGHT = [*to_table, *votes({"ana": "cy", "bo": "cy", "dag": "cy", "eli": 
 @pytest.mark.parametrize("pacing", ["fast", "campaign"])
 @pytest.mark.parametrize("answer", [True, False, None])
 def test_a_tempting_night_looks_like_a_murder_night(pacing: str, answer: bool | None) -> None:
-    # both traitors murder dag, or both tempt dag
-    murder = [{"as": t, "do": "murder", "target": "dag"} for t in ("ana", "bo")]
-    tempt = [{"as": t, "do": "tempt", "target": "dag"} for t in ("ana", "bo")]
+    murder, tempt = both("murder", "dag"), both("tempt", "dag")
     if answer is not None:
         tempt.append({"as": "dag", "do": "answer", "accept": answer})
     kw: dict[str, Any] = {"roles": THREE, "players": P8, "pacing": pacing}
@@ -203,8 +202,7 @@ def test_a_forcing_night_looks_like_a_murder_night(answer: bool | None) -> None:
 def test_the_night_never_ends_early_even_with_automatic_advancing() -> None:
     steps = [
         *BEFORE_NIGHT,
-        {"as": "ana", "do": "tempt", "target": "dag"},
-        {"as": "bo", "do": "tempt", "target": "dag"},
+        *both("tempt", "dag"),
         {"as": "dag", "do": "answer", "accept": True},
     ]
     run = _night(steps, roles=THREE, players=P8, auto=True)
@@ -226,8 +224,7 @@ def test_nobody_is_shown_awaited_at_night() -> None:
 
 EARLY = {"as": "host", "do": "advance_early"}
 NIGHT_MURDER = [
-    {"as": "ana", "do": "murder", "target": "dag"},
-    {"as": "bo", "do": "murder", "target": "dag"},
+    *both("murder", "dag"),
 ]
 
 

@@ -52,6 +52,11 @@ def votes(table: dict[str, str], **extra: Any) -> list[dict[str, Any]]:
     return out
 
 
+def both(do: str, target: str) -> list[dict[str, Any]]:
+    """Both traitors of the usual deal (ana and bo) `do` on `target`."""
+    return [{"as": t, "do": do, "target": target} for t in ("ana", "bo")]
+
+
 def codes(rec: dict[str, Any]) -> list[str]:
     return [r["code"] for r in rec["rejected"]]
 
