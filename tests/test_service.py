@@ -58,6 +58,15 @@ async def new_lobby(service: GameService, players: int = 5, **kw: Any) -> Game:
     return created.game
 
 
+async def lobby_service(store: Any, players: int = 5) -> tuple[FakeClock, GameService]:
+    """A service on `store` at a fake clock, and through it the lobby g1 of
+    `players` (`new_lobby`)."""
+    clock = FakeClock()
+    service = GameService(store, clock=clock)
+    await new_lobby(service, players=players)
+    return clock, service
+
+
 def test_an_input_is_applied_logged_and_notified(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
@@ -164,9 +173,7 @@ class Racing:
 def test_a_lost_race_is_retried_on_the_fresh_state(make_store: Any) -> None:
     async def go() -> None:
         async with make_store() as store:
-            clock = FakeClock()
-            service = GameService(store, clock=clock)
-            await new_lobby(service)
+            clock, service = await lobby_service(store)
             racing = GameService(Racing(store, A.Join("p9", None, "P9"), clock), clock=clock)
             out = await racing.submit("g1", A.Join("p8", None, "P8"), key="mine")
             assert out.accepted and out.attempts == 2
@@ -289,9 +296,7 @@ def test_create_game_codes_identities_and_active_set(make_store: Any) -> None:
 def test_deadlines_are_deduplicated_by_game_and_version(make_sqlite: Any) -> None:
     async def go() -> None:
         async with make_sqlite() as store:
-            clock = FakeClock()
-            service = GameService(store, clock=clock)
-            await new_lobby(service)
+            clock, service = await lobby_service(store)
             game = (await service.submit("g1", A.Start(HOST))).game
             deadline = game.phase.deadline
             assert deadline is not None
@@ -344,9 +349,7 @@ def same_game(live: Game, replayed: Game) -> None:
 def test_the_log_replays_and_the_export_reproduces_the_game(make_sqlite: Any, seed: int) -> None:
     async def go() -> tuple[Game, dict[str, Any], Game]:
         async with make_sqlite() as store:
-            clock = FakeClock()
-            service = GameService(store, clock=clock)
-            await new_lobby(service, players=5 + seed * 2)
+            clock, service = await lobby_service(store, players=5 + seed * 2)
             await service.submit("g1", A.SetOption(HOST, None, "vote_seconds", 45.0))
             await service.submit("g1", A.SetLanguage(HOST, None, "sr"))
             clock.tick(3)
@@ -372,9 +375,7 @@ def test_the_log_replays_and_the_export_reproduces_the_game(make_sqlite: Any, se
 def test_export_of_a_running_game_and_through_the_cli(make_store: Any, tmp_path: Any) -> None:
     async def go() -> Game:
         async with make_store() as store:
-            clock = FakeClock()
-            service = GameService(store, clock=clock)
-            await new_lobby(service, players=6)
+            clock, service = await lobby_service(store, players=6)
             await service.submit("g1", A.Start(HOST))
             game = await service.load("g1")
             for p in game.players:  # everyone chooses: the mission ends by itself
