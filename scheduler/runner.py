@@ -27,7 +27,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
 
@@ -113,19 +113,23 @@ async def _resync_loop(sched: DeadlineScheduler, stop: asyncio.Event, every: flo
             log.exception("resync failed")
 
 
-async def lead(
-    redis: Redis,
-    prefix: str,
-    lease: Lease,
-    source: GameSource,
-    sink: DeadlineSink,
-    stop: asyncio.Event,
-    *,
-    resync: float,
-    policy: Policy = DEFAULT,
-    stall: float = STALL,
-    on_term: Callable[[DeadlineScheduler | None], None] = lambda sched: None,
-) -> None:
+class Seat(NamedTuple):
+    """A candidate's parts (`candidate`'s arguments), with which each of its
+    terms leads (`lead`)."""
+
+    redis: Redis
+    prefix: str
+    lease: Lease
+    source: GameSource
+    sink: DeadlineSink
+    stop: asyncio.Event
+    resync: float
+    policy: Policy
+    stall: float
+    on_term: Callable[[DeadlineScheduler | None], None]
+
+
+async def lead(seat: Seat) -> None:
     """Act as leader until the lease is lost or `stop` is set.
 
     `on_term` hears the term's scheduler once it is armed, and None as the term
@@ -141,6 +145,7 @@ async def lead(
     the timing engine first and never waits unboundedly for the helper tasks: a
     wake listener stuck in Redis must not keep this process from standing by
     and leading again."""
+    redis, prefix, lease, source, sink, stop, resync, policy, stall, on_term = seat
     started = time.monotonic()
     loop = asyncio.get_running_loop()
     lost = asyncio.Event()
@@ -218,6 +223,7 @@ async def candidate(
     up again by whichever candidate comes first, this one included, and the new
     term re-arms every game). `on_state` hears "standby" and "leader" (the serve
     process's status page and metrics)."""
+    seat = Seat(redis, prefix, lease, source, sink, stop, resync, policy, stall, on_term)
     on_state("standby")
     answered = False  # "standby" is said once Redis has answered, not before
     backoff = Backoff(RETRY, RETRY_MAX)
@@ -246,10 +252,7 @@ async def candidate(
         on_state("leader")
         say("leader", token=lease.token, pid=os.getpid())
         try:
-            await lead(
-                redis, prefix, lease, source, sink, stop,
-                resync=resync, policy=policy, stall=stall, on_term=on_term,
-            )  # fmt: skip
+            await lead(seat)
         except Exception:
             # e.g. the store failed during the re-arm: step down, let anyone retry
             log.exception("leading failed; stepping down")
