@@ -282,6 +282,13 @@ class GameService:
     ) -> Outcome:
         """Apply one input durably, at most once per `key`; see the module doc.
         `origin` says who made it, for the composers (service/compose.py)."""
+        return await self._in_turn(game_id, action, key, origin)
+
+    async def _in_turn(
+        self, game_id: str, action: A.Action, key: str | None, origin: Origin | None
+    ) -> Outcome:
+        """`submit`, after this process's earlier inputs to the game (one lock
+        per game, dropped when nobody holds or waits for it)."""
         lock = self._locks.setdefault(game_id, asyncio.Lock())
         self._users[game_id] = self._users.get(game_id, 0) + 1
         try:
