@@ -42,7 +42,8 @@ if compiled.site():  # --compiled: the core as the production image runs it
     sys.path.insert(0, str(compiled.site()))
 
 from gameflow.core import actions as A
-from gameflow.core.engine import apply, legal, new_game
+from gameflow.core.engine import apply, new_game
+from gameflow.core.legal import ActionSpec
 from gameflow.core.result import Rejected
 from gameflow.core.state import Game
 from gameflow.games.resistance import bots as resistance_bots
@@ -60,33 +61,14 @@ def record_game(seed: int, players: int = 15) -> tuple[Game, Stream]:
     for p in ids:
         game = _ok(apply(game, A.Join(p, None, p.upper()), now))
     game = _ok(apply(game, A.Start("host"), now))
-    start = game
     stream: Stream = []
-    while not game.over:
-        progressed = False
-        for p in ids:
-            for spec in legal(game, p):
-                action = _pick(rng, p, spec.kind, {f.name: f.options for f in spec.fields})
-                if action is None:
-                    continue
-                now += 0.5
-                result = apply(game, action, now)
-                if not isinstance(result, Rejected):
-                    game = result.state
-                    stream.append((action, now))
-                    progressed = True
-                break
-        if not progressed and not game.over:
-            now = max(now, game.phase.deadline or now)
-            action = A.Deadline(None, game.phase.seq)
-            game = _ok(apply(game, action, now))
-            stream.append((action, now))
-    return start, stream
+    # the Resistance bots' loop knows the core alone: any game plays by it
+    resistance_bots.play_game(game, _pick, rng, lambda action, now: stream.append((action, now)))
+    return game, stream
 
 
-def _pick(
-    rng: random.Random, p: str, kind: str, fields: dict[str, tuple[object, ...]]
-) -> A.Action | None:
+def _pick(game: Game, p: str, spec: ActionSpec, rng: random.Random) -> A.Action | None:
+    kind, fields = spec.kind, {f.name: f.options for f in spec.fields}
     if kind == Choose.kind:
         secret = rng.choice(fields["secret"])
         partner = rng.choice(fields["partner"]) if rng.random() < 0.6 else None

@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.tv.demo import NAMES
 from adapters.tv.source import JoinInfo
-from bench.tv_games import HOST, player_id, traitors_step
+from bench import tv_games
+from bench.tv_games import HOST, Play, player_id, traitors_step
 from gameflow.core import actions as A
 from gameflow.core.engine import apply, new_game, view
 from gameflow.core.result import Accepted
@@ -43,12 +44,8 @@ CHROMIUM = "/usr/bin/chromium"
 
 
 def info(code: str = "KRILL7") -> JoinInfo:
-    return JoinInfo(
-        name="",
-        code=code,
-        telegram_url=f"https://t.me/MuldvarpBot?start={code}",
-        sms_number="+47 59 44 00 00",
-    )
+    """The lobby's join details, with no display name of its own."""
+    return tv_games.info(code, name="")
 
 
 def traitors_campaign(
@@ -66,33 +63,28 @@ def traitors_campaign(
     assert isinstance(started, Accepted), started
     game = started.state
     yield game
-    now = START
+    play = Play(game, START)
     steps = 0
-    while not game.over and steps < 5000:
+    while not play.game.over and steps < 5000:
         steps += 1
         # everyone answers (a few passes: some answers open another question),
         # then the phase's clock time comes
-        seq = game.phase.seq
+        seq = play.game.phase.seq
         for _ in range(PASSES):
-            order = list(game.players)
+            order = list(play.game.players)
             rng.shuffle(order)
             acted = False
             for player in order:
-                action = traitors_step(game, player, rng)
-                if action is None or game.phase.seq != seq:
+                action = traitors_step(play.game, player, rng)
+                if action is None or play.game.phase.seq != seq:
                     continue
-                now += 60.0
-                done = apply(game, action, now)
-                if isinstance(done, Accepted):
-                    game, acted = done.state, True
-                    yield game
-            if not acted or game.phase.seq != seq:
+                if play.act(action, 60.0) is not None:
+                    acted = True
+                    yield play.game
+            if not acted or play.game.phase.seq != seq:
                 break
-        now = max(now, game.phase.deadline or now)
-        ended = apply(game, A.Deadline(None, game.phase.seq), now)
-        if isinstance(ended, Accepted):
-            game = ended.state
-            yield game
+        if play.close() is not None:
+            yield play.game
 
 
 def campaign_screens(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -40,9 +40,10 @@ def player_id(i: int) -> str:
     return f"sms:+47900{i:05d}" if i % 3 == 2 else f"tg:{7000 + i}"
 
 
-def info(code: str = "KRILL7") -> JoinInfo:
+def info(code: str = "KRILL7", name: str = "Fredagskveld") -> JoinInfo:
+    """A lobby's join details (`name` "": the page names the game from the catalog)."""
     return JoinInfo(
-        name="Fredagskveld",
+        name=name,
         code=code,
         telegram_url=f"https://t.me/MuldvarpBot?start={code}",
         sms_number="+47 59 44 00 00",
@@ -75,54 +76,83 @@ def started(game: Game) -> Game:
     return game_started
 
 
-def opening(
-    players: int, seed: str, lang: str, game_id: str, kind: str
-) -> Generator[Game, None, Game]:
-    """The lobby with `players` joined, then the game started: both yielded,
-    the started game returned (for `yield from`)."""
-    game = lobby(players, seed=seed, lang=lang, game_id=game_id, kind=kind)
-    yield game
-    game = started(game)
-    yield game
-    return game
+Moves = Callable[[Game, random.Random], Iterator[Game]]
 
 
-def bot_game(
-    players: int = 7,
-    *,
-    seed: str = "demo",
-    lang: str = "nb",
-    game_id: str = "demo",
-    rng: random.Random | None = None,
-) -> Iterator[Game]:
+class Scripted:
+    """A whole scripted game of `kind`, as a function: `(players, *, seed,
+    lang, game_id, rng)` yields every state, the lobby with `players` joined
+    and the started game first, then those `moves` play from it. `rng`
+    (by default seeded with `seed`) decides everything, so a test can replay
+    a game."""
+
+    def __init__(self, kind: str, players: int, game_id: str, moves: Moves) -> None:
+        self.kind, self.players, self.game_id, self.moves = kind, players, game_id, moves
+        self.__doc__ = moves.__doc__
+
+    def __call__(
+        self,
+        players: int | None = None,
+        *,
+        seed: str = "demo",
+        lang: str = "nb",
+        game_id: str | None = None,
+        rng: random.Random | None = None,
+    ) -> Iterator[Game]:
+        n = self.players if players is None else players
+        return self._play(n, seed, lang, game_id or self.game_id, rng or random.Random(seed))
+
+    def _play(
+        self, players: int, seed: str, lang: str, game_id: str, rng: random.Random
+    ) -> Iterator[Game]:
+        game = lobby(players, seed=seed, lang=lang, game_id=game_id, kind=self.kind)
+        yield game
+        game = started(game)
+        yield game
+        yield from self.moves(game, rng)
+
+
+class Play:
+    """A game as scripted inputs move it, on a clock that only goes forward:
+    `act` and `close` return the new state, None when the engine refuses."""
+
+    def __init__(self, game: Game, now: float = EPOCH) -> None:
+        self.game, self.now = game, now
+
+    def act(self, action: A.Action, later: float) -> Game | None:
+        """`action`, `later` seconds on."""
+        self.now += later
+        step = apply(self.game, action, self.now)
+        if not isinstance(step, Accepted):
+            return None
+        self.game = step.state
+        return self.game
+
+    def close(self) -> Game | None:
+        """The phase's deadline come."""
+        self.now = max(self.now, self.game.phase.deadline or self.now)
+        return self.act(A.Deadline(None, self.game.phase.seq), 0.0)
+
+
+def _station_moves(game: Game, rng: random.Random) -> Iterator[Game]:
     """Every state of a whole game, from the lobby to the end.
 
     Every input is drawn from `engine.legal` (the table mostly agrees on one
     plan, some pair up, infiltrators often use their secret action); phases end
-    by their deadlines. `rng` decides everything, so a test can replay a game.
-    """
-    rng = rng or random.Random(seed)
-    game = yield from opening(players, seed, lang, game_id, "station")
-    now = EPOCH
-    while not game.over:
+    by their deadlines."""
+    play = Play(game)
+    while not play.game.over:
         favourite = rng.randint(1, 3)
-        order = list(game.players)
+        order = list(play.game.players)
         rng.shuffle(order)
         for player in order:
-            for spec in legal(game, player):
-                action = _pick(game, player, spec, favourite, rng)
-                if action is None:
-                    continue
-                now += rng.uniform(0.5, 20.0)
-                step = apply(game, action, now)
-                if isinstance(step, Accepted):
-                    game = step.state
-                    yield game
-        now = max(now, game.phase.deadline or now)
-        step = apply(game, A.Deadline(None, game.phase.seq), now)
-        assert isinstance(step, Accepted), step
-        game = step.state
-        yield game
+            for spec in legal(play.game, player):
+                action = _pick(play.game, player, spec, favourite, rng)
+                if action is not None and play.act(action, rng.uniform(0.5, 20.0)) is not None:
+                    yield play.game
+        closed = play.close()
+        assert closed is not None, "the deadline was refused"
+        yield closed
 
 
 def _pick(
@@ -157,41 +187,24 @@ def _pick(
     return None
 
 
-def resistance_game(
-    players: int = 7,
-    *,
-    seed: str = "demo",
-    lang: str = "nb",
-    game_id: str = "demo-r",
-    rng: random.Random | None = None,
-) -> Iterator[Game]:
+def _resistance_moves(game: Game, rng: random.Random) -> Iterator[Game]:
     """Every state of a whole Resistance game, played by its simple bots."""
     from gameflow.games.resistance.bots import simple_action
 
-    rng = rng or random.Random(seed)
-    game = yield from opening(players, seed, lang, game_id, "resistance")
-    now = EPOCH
-    while not game.over:
+    play = Play(game)
+    while not play.game.over:
         progressed = False
-        for player in game.players:
-            for spec in legal(game, player):
-                action = simple_action(game, player, spec, rng)
+        for player in play.game.players:
+            for spec in legal(play.game, player):
+                action = simple_action(play.game, player, spec, rng)
                 if action is None:
                     continue
-                now += 1.0
-                step = apply(game, action, now)
-                if isinstance(step, Accepted):
-                    game = step.state
+                if play.act(action, 1.0) is not None:
                     progressed = True
-                    yield game
+                    yield play.game
                 break
-        if progressed:
-            continue
-        now = max(now, game.phase.deadline or now)
-        step = apply(game, A.Deadline(None, game.phase.seq), now)
-        if isinstance(step, Accepted):
-            game = step.state
-            yield game
+        if not progressed and play.close() is not None:
+            yield play.game
 
 
 REASONS = ("", "Too quiet all day.", "Voted oddly yesterday.", "Just a feeling.")
@@ -224,38 +237,26 @@ def traitors_step(game: Game, player: str, rng: random.Random) -> A.Action | Non
     return None
 
 
-def traitors_game(
-    players: int = 10,
-    *,
-    seed: str = "demo",
-    lang: str = "nb",
-    game_id: str = "demo-t",
-    rng: random.Random | None = None,
-) -> Iterator[Game]:
+def _traitors_moves(game: Game, rng: random.Random) -> Iterator[Game]:
     """Every state of a whole Traitors game, every input drawn from the legal
     actions and turned into an action by the game's own script parser."""
-    rng = rng or random.Random(seed)
-    game = yield from opening(players, seed, lang, game_id, "traitors")
-    now = EPOCH
+    play = Play(game)
     steps = 0
-    while not game.over and steps < 5000:
+    while not play.game.over and steps < 5000:
         steps += 1
-        order = list(game.players)
+        order = list(play.game.players)
         rng.shuffle(order)
         for player in order:
-            action = traitors_step(game, player, rng)
-            if action is None:
-                continue
-            now += 1.0
-            done = apply(game, action, now)
-            if isinstance(done, Accepted):
-                game = done.state
-                yield game
-        now = max(now, game.phase.deadline or now)
-        ended = apply(game, A.Deadline(None, game.phase.seq), now)
-        if isinstance(ended, Accepted):
-            game = ended.state
-            yield game
+            action = traitors_step(play.game, player, rng)
+            if action is not None and play.act(action, 1.0) is not None:
+                yield play.game
+        if play.close() is not None:
+            yield play.game
+
+
+bot_game = Scripted("station", 7, "demo", _station_moves)
+resistance_game = Scripted("resistance", 7, "demo-r", _resistance_moves)
+traitors_game = Scripted("traitors", 10, "demo-t", _traitors_moves)
 
 
 def traitors_screens(players: int = 10, *, seed: str = "demo", lang: str = "nb") -> dict[str, Game]:
