@@ -69,6 +69,19 @@ def run_workers(cfgs: list[dict[str, Any]], go: Path) -> list[dict[str, Any]]:
     return lines
 
 
+def submit_at_once(
+    make: Any, tmp_path: Path, jobs: list[tuple[str, dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """`jobs` (key, step) dealt round among PROCESSES workers that submit them
+    all at once: every worker's results."""
+    go = tmp_path / "go"
+    cfgs = [
+        config(make, tmp_path, job="submit", go=str(go), jobs=jobs[i::PROCESSES])
+        for i in range(PROCESSES)
+    ]
+    return run_workers(cfgs, go)
+
+
 async def seed_lobby(make: Any, game: Game) -> None:
     async with make() as store:
         assert await store.create(game)
@@ -93,12 +106,7 @@ def test_200_concurrent_submissions_from_4_processes(make_store: Any, tmp_path: 
         for n in range(190)
     ]
     random.Random(1).shuffle(jobs)
-    go = tmp_path / "go"
-    cfgs = [
-        config(make_store, tmp_path, job="submit", go=str(go), jobs=jobs[i::PROCESSES])
-        for i in range(PROCESSES)
-    ]
-    results = run_workers(cfgs, go)
+    results = submit_at_once(make_store, tmp_path, jobs)
     assert len(results) == 200
     assert all(r["accepted"] for r in results), [r for r in results if not r["accepted"]][:3]
     attempts = Counter(r["attempts"] for r in results)
@@ -126,12 +134,7 @@ def test_each_key_delivered_5_times_across_processes_applies_once(
     ]
     deliveries = [k for k in keys for _ in range(5)]
     random.Random(2).shuffle(deliveries)
-    go = tmp_path / "go"
-    cfgs = [
-        config(make_store, tmp_path, job="submit", go=str(go), jobs=deliveries[i::PROCESSES])
-        for i in range(PROCESSES)
-    ]
-    results = run_workers(cfgs, go)
+    results = submit_at_once(make_store, tmp_path, deliveries)
     assert len(results) == 200
     accepted = Counter(r["key"] for r in results if r["accepted"])
     assert accepted == Counter({k: 1 for k, _ in keys})
@@ -150,12 +153,7 @@ def test_everyone_acting_at_once_ends_the_phase_exactly_once(
     jobs += [
         (f"c2:{p}", {"as": p, "do": "choose", "plan": 2, "job": "guard"}) for p in game.players
     ]  # a second choice each: always refused as locked
-    go = tmp_path / "go"
-    cfgs = [
-        config(make_store, tmp_path, job="submit", go=str(go), jobs=jobs[i::PROCESSES])
-        for i in range(PROCESSES)
-    ]
-    results = run_workers(cfgs, go)
+    results = submit_at_once(make_store, tmp_path, jobs)
     assert sum(r["accepted"] for r in results) == 15
     assert {r["code"] for r in results if not r["accepted"]} <= {"locked", "wrong_phase"}
     saved, log = run(check_log(make_store))
