@@ -24,7 +24,7 @@ from gameflow.core.question import key_of
 from gameflow.core.rules import rules_for
 from gameflow.core.state import Game
 from gameflow.core.text import Msg
-from service.compose import Composer, Origin, guarded
+from service.compose import Composer, Origin, Transition, guarded
 from service.outbox import OutboxMessage
 
 GROUP = "group"  # the game's group (its chat, resolved by a channel at delivery)
@@ -170,21 +170,15 @@ def echo(origin: Origin | None, channel: str, events: tuple[Event, ...]) -> int 
     return None
 
 
-class Rendering:
+class Rendering(Composer):
     """A renderer's side of service/compose.py's port as well: one commit's
     messages on their own (tests, a service given the renderer itself)."""
 
     def render(self, owed: Owed) -> list[OutboxMessage]:
         raise NotImplementedError
 
-    def compose(
-        self,
-        before: Game,
-        after: Game,
-        events: tuple[Event, ...],
-        origin: Origin | None = None,
-    ) -> list[OutboxMessage]:
-        return self.render(Owed.of(before, after, events, origin))
+    def _compose(self, transition: Transition) -> list[OutboxMessage]:
+        return self.render(Owed.of(*transition))
 
 
 class Renderer(Protocol):

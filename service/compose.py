@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from gameflow.core.events import Event
 from gameflow.core.state import Game
@@ -62,8 +62,18 @@ class Origin:
     code: str | None = None
 
 
+class Transition(NamedTuple):
+    """One commit's transition, as `Composer.compose` is given it."""
+
+    before: Game
+    after: Game
+    events: tuple[Event, ...]
+    origin: Origin | None
+
+
 class Composer(Protocol):
-    """A channel's side of the outbox: the messages one commit causes."""
+    """A channel's side of the outbox: the messages one commit causes. The
+    composers subclass it, and compose each `Transition` (`_compose`)."""
 
     def compose(
         self,
@@ -71,7 +81,10 @@ class Composer(Protocol):
         after: Game,
         events: tuple[Event, ...],
         origin: Origin | None = None,
-    ) -> list[OutboxMessage]: ...
+    ) -> list[OutboxMessage]:
+        return self._compose(Transition(before, after, events, origin))
+
+    def _compose(self, transition: Transition) -> list[OutboxMessage]: ...
 
     def recover(self, after: Game) -> list[OutboxMessage]:
         """What the commit must carry at least when `compose` failed (a bug):
