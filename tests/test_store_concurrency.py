@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from bench.loopback import free_port
 from gameflow.core import actions as A
 from gameflow.core.engine import apply
 from gameflow.core.state import Game
@@ -259,18 +260,11 @@ def test_workers_killed_at_random_points_lose_no_acknowledged_input(
     assert saved.version == expected.version
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 class RedisServer:
     """A private redis-server with AOF (appendfsync everysec) in a temp dir."""
 
     def __init__(self, tmp: Path) -> None:
-        self.tmp, self.port = tmp, _free_port()
+        self.tmp, self.port = tmp, free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
