@@ -26,30 +26,24 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from adapters.console.controls import build, label_of
 from adapters.console.texts import TEXTS
 from adapters.console.tokens import ConsoleTokens
 from adapters.console.view import live
+from adapters.linkpages import PRIVATE, gone, mount, templates
 from adapters.tv.fanout import Fanout
 from gameflow.core.state import Game
 from gameflow.core.text import msg
-from gameflow.i18n import LANGUAGES, render
+from gameflow.i18n import render
 from service.games import GameService
 
 HEADERS = {
-    "Cache-Control": "no-store",
-    "Referrer-Policy": "no-referrer",
-    "X-Robots-Tag": "noindex, nofollow",
-    "X-Content-Type-Options": "nosniff",
+    **PRIVATE,
     "X-Frame-Options": "DENY",
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -62,41 +56,7 @@ HTML_LANG = {"nb": "nb", "sr": "sr-Latn", "en": "en"}
 RID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 TAG_LENGTH = 16
 
-_env = Environment(
-    loader=PackageLoader("adapters.console", "templates"),
-    autoescape=select_autoescape(["html"]),
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-
-
-class ConsoleHeaders:
-    """`HEADERS` on every response under the mount (pages, streams, 404s, static)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                raw = [
-                    (k, v)
-                    for k, v in message.get("headers", [])
-                    if k.decode("latin-1").lower() not in _LOWER
-                ]
-                raw.extend((k.lower().encode(), v.encode()) for k, v in HEADERS.items())
-                message = {**message, "headers": raw}
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
-
-
-_LOWER = {k.lower() for k in HEADERS}
+_env = templates("adapters.console")
 
 
 def csrf_token(secret: str) -> str:
@@ -134,11 +94,7 @@ def tag(html: str) -> str:
 
 def _gone() -> Response:
     """One 404 for unknown, malformed and rotated links."""
-    lines = "".join(
-        f"<p lang='{lang}'>{render(TEXTS['link_gone'], lang)}</p>" for lang in LANGUAGES
-    )
-    html = f"<!DOCTYPE html><meta charset='utf-8'><title>404</title><body>{lines}</body>"
-    return HTMLResponse(html, status_code=404)
+    return gone(lambda lang: render(TEXTS["link_gone"], lang))
 
 
 class Console:
@@ -161,16 +117,11 @@ class Console:
 
     def mount(self, path: str = "/console") -> Mount:
         routes = [
-            Mount(
-                "/static",
-                app=StaticFiles(packages=[("adapters.console", "static")]),
-                name="console-static",
-            ),
             Route("/{token}", self.page, methods=["GET"]),
             Route("/{token}", self.act, methods=["POST"]),
             Route("/{token}/events", self.events, methods=["GET"]),
         ]
-        return Mount(path, routes=routes, middleware=[Middleware(ConsoleHeaders)])
+        return mount(path, "adapters.console", routes, HEADERS)
 
     async def issue(self, game: Game, rotate: bool = False) -> str:
         """A fresh console token for `game` (the host gets it privately);

@@ -20,14 +20,12 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 
+from adapters.linkpages import gone, mount
 from adapters.story.page import render_page, text
-from adapters.tv.app import PrivateHeaders
 from gameflow.core import registry
 from gameflow.core.definition import Story
 from gameflow.core.state import Game
-from gameflow.i18n import LANGUAGES
 
 
 class GameForToken(Protocol):
@@ -57,18 +55,11 @@ class StoryPage:
 
     def mount(self, path: str = "/story") -> Mount:
         """A mount to put into the service's ASGI app."""
-        from starlette.middleware import Middleware
-
         routes = [
-            Mount(
-                "/static",
-                app=StaticFiles(packages=[("adapters.story", "static")]),
-                name="story-static",
-            ),
             Route("/{token}", self.page, methods=["GET"]),
             Route("/{token}/qr.svg", self.qr, methods=["GET"]),
         ]
-        return Mount(path, routes=routes, middleware=[Middleware(PrivateHeaders)])
+        return mount(path, "adapters.story", routes)
 
     async def _story(self, token: str) -> tuple[Game, Story] | None:
         game = await self.source.game_for_token(token)
@@ -104,9 +95,7 @@ def qr_svg(url: str) -> bytes:
 
 def _gone() -> Response:
     """One 404 for unknown, malformed and revoked links and running games."""
-    lines = "".join(f"<p lang='{lang}'>{text('link_gone', lang)}</p>" for lang in LANGUAGES)
-    html = f"<!DOCTYPE html><meta charset='utf-8'><title>404</title><body>{lines}</body>"
-    return HTMLResponse(html, status_code=404)
+    return gone(lambda lang: text("link_gone", lang))
 
 
 def create_app(source: GameForToken, **kwargs: Any) -> Starlette:

@@ -11,21 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-
+from adapters.linkpages import templates
 from adapters.story.texts import TEXTS
 from adapters.tv.screens import HTML_LANG, game_name
 from gameflow.core.definition import Story
 from gameflow.core.text import Msg, msg
 from gameflow.i18n import render
 
-_env = Environment(
-    loader=PackageLoader("adapters.story", "templates"),
-    autoescape=select_autoescape(["html"]),
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+_env = templates("adapters.story")
 
 
 def text(key: str, lang: str, **params: Any) -> str:

@@ -25,56 +25,20 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from adapters.linkpages import gone, mount
 from adapters.tv import ics, schedule
 from adapters.tv.fanout import Fanout
 from adapters.tv.screens import render_page, render_screen
 from adapters.tv.source import TVSource
 from adapters.tv.texts import TEXTS
 from gameflow.core.state import Game
-from gameflow.i18n import LANGUAGES, render
+from gameflow.i18n import render
 
-HEADERS = {
-    "Cache-Control": "no-store",
-    "Referrer-Policy": "no-referrer",
-    "X-Robots-Tag": "noindex, nofollow",
-    "X-Content-Type-Options": "nosniff",
-}
 KEEPALIVE_SECONDS = 15.0
 RETRY_MS = 3000
 FRAME_CACHE = 256  # rendered frames kept, keyed by (game id, version)
 TAG_LENGTH = 16
-
-
-class PrivateHeaders:
-    """Adds `HEADERS` to every response under the mount (pages, streams, 404s,
-    static files), so no route can forget them."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                raw = [
-                    (k, v)
-                    for k, v in message.get("headers", [])
-                    if k.decode("latin-1").lower() not in _LOWER
-                ]
-                raw.extend((k.lower().encode(), v.encode()) for k, v in HEADERS.items())
-                message = {**message, "headers": raw}
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
-
-
-_LOWER = {k.lower() for k in HEADERS}
 
 
 class StatusPage:
@@ -96,14 +60,11 @@ class StatusPage:
     def mount(self, path: str = "/tv") -> Mount:
         """A mount to put into the service's ASGI app."""
         routes = [
-            Mount(
-                "/static", app=StaticFiles(packages=[("adapters.tv", "static")]), name="tv-static"
-            ),
             Route("/{token}", self.page, methods=["GET"]),
             Route("/{token}/events", self.events, methods=["GET"]),
             Route("/{token}/campaign.ics", self.calendar, methods=["GET"]),
         ]
-        return Mount(path, routes=routes, middleware=[_middleware()])
+        return mount(path, "adapters.tv", routes)
 
     async def page(self, request: Request) -> Response:
         game = await self.source.game_for_token(request.path_params["token"])
@@ -224,12 +185,6 @@ class StatusPage:
         return f"id: {mark}\nevent: screen\ndata: {body}\n\n".encode()
 
 
-def _middleware() -> Any:
-    from starlette.middleware import Middleware
-
-    return Middleware(PrivateHeaders)
-
-
 def tag(screen: str) -> str:
     """The tag of a rendered screen: equal screens, equal tags; it says nothing
     else about the game (not how many inputs led to it)."""
@@ -248,11 +203,7 @@ def _tag(text: str | None) -> str | None:
 
 def _gone() -> Response:
     """One 404 for unknown, malformed and revoked links: nothing to tell them apart."""
-    lines = "".join(
-        f"<p lang='{lang}'>{render(TEXTS['link_gone'], lang)}</p>" for lang in LANGUAGES
-    )
-    html = f"<!DOCTYPE html><meta charset='utf-8'><title>404</title><body>{lines}</body>"
-    return HTMLResponse(html, status_code=404)
+    return gone(lambda lang: render(TEXTS["link_gone"], lang))
 
 
 def create_app(source: TVSource, **kwargs: Any) -> Starlette:
