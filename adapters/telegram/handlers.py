@@ -37,7 +37,6 @@ from adapters.telegram.keyboards import is_free, offered
 from adapters.telegram.language import LANGUAGE_OF, user_lang
 from adapters.telegram.notifier import Recent, TelegramNotifier, identity
 from adapters.telegram.outbound import Outbound
-from adapters.telegram.presses import Presses
 from adapters.telegram.rematch import PRESS as REMATCH_PRESS
 from adapters.telegram.rematch import TelegramInviter
 from adapters.telegram.renderer import CHANNEL, echo_of
@@ -128,9 +127,9 @@ def player_name(user: User) -> str:
 
 
 @dataclass
-class Telegram(Hosting, Presses):
+class Telegram(Hosting):
     """Everything the handlers need; built by `build()` in webhook.py. The
-    commands are here, the button presses in presses.py."""
+    commands are here, the host's in hosting.py, the button presses in presses.py."""
 
     service: GameService
     outbound: Outbound

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from telegram import CallbackQuery, Chat, Update
+from telegram import Chat, Update
 from telegram.ext import ContextTypes
 
 from adapters import setup_view
@@ -26,7 +26,8 @@ from adapters.telegram.jobs import Priority
 from adapters.telegram.keyboards import offered, prompt_keyboard, prompt_text
 from adapters.telegram.labels import kind_label
 from adapters.telegram.language import user_lang
-from adapters.telegram.notifier import TelegramNotifier, chat_of, identity
+from adapters.telegram.notifier import chat_of, identity
+from adapters.telegram.presses import Presses
 from adapters.telegram.rematch import HOST_PRESS, PRESS
 from adapters.telegram.renderer import CHANNEL, confirmed
 from gameflow.core import actions as A
@@ -40,7 +41,7 @@ from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
 from service import rematch
 from service.compose import Origin
-from service.games import GameNotFound, GameService, Outcome
+from service.games import GameNotFound, Outcome
 from service.outbox import OutboxMessage
 
 Context = ContextTypes.DEFAULT_TYPE
@@ -89,32 +90,18 @@ def gm_lines(game: Game, specs: Sequence[ActionSpec]) -> list[str]:
     return lines
 
 
-class Hosting:
-    service: GameService
-    notifier: TelegramNotifier
-    default_lang: str
+class Hosting(Presses):
+    """On top of the presses (their `submit`, `refusal` and `notice`)."""
+
     tv_link: TvLink | None
     seed_for: Callable[[Update], str | None] | None
     setup_for: Callable[[Update], Mapping[str, Any] | None] | None
 
-    if TYPE_CHECKING:  # provided by handlers.Telegram and presses.Presses
+    if TYPE_CHECKING:  # provided by handlers.Telegram
 
         def reply(self, chat: Chat | None, text: str, priority: Priority = ...) -> None: ...
         async def sender_game(self, update: Update) -> tuple[Chat, Game, str] | None: ...
-        async def submit(
-            self,
-            update: Update,
-            game_id: str,
-            action: A.Action,
-            origin: Origin | None = None,
-            *,
-            key: str = "",
-        ) -> Outcome: ...
-        def refusal(self, outcome: Outcome) -> str | None: ...
         def _wake_delivery(self, game_id: str) -> None: ...
-        async def notice(
-            self, query: CallbackQuery, text: str | None, lang: str, *, translated: bool = ...
-        ) -> None: ...
 
     async def new(self, update: Update, context: Context) -> None:
         user, chat = update.effective_user, update.effective_chat
