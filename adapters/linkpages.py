@@ -6,12 +6,15 @@ private headers on every response (pages, streams, 404s, static files), so no
 route can forget them; each renders Jinja2 templates that extend one head
 (adapters/tv/templates/base.html: language, viewport, no indexing); and each
 answers a bad link with the same 404, in every language. A page that writes
-(the console) adds its own headers to the private ones.
+(the console) adds its own headers to the private ones. The live pages (the
+TV's, the console's) stream their screen to each viewer the same way, from
+their `Fanout`, with the screen's tag as the event id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import hashlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.middleware import Middleware
@@ -20,6 +23,8 @@ from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from adapters.tv.fanout import Fanout
+from gameflow.core.state import Game
 from gameflow.i18n import LANGUAGES
 
 PRIVATE = {
@@ -29,6 +34,8 @@ PRIVATE = {
     "X-Content-Type-Options": "nosniff",
 }
 BASE_TEMPLATES = ("adapters.tv", "templates")  # base.html, the pages' shared head
+RETRY_MS = 3000
+TAG_LENGTH = 16
 
 
 class PrivateHeaders:
@@ -92,3 +99,49 @@ def gone(text: Callable[[str], str]) -> Response:
     lines = "".join(f"<p lang='{lang}'>{text(lang)}</p>" for lang in LANGUAGES)
     html = f"<!DOCTYPE html><meta charset='utf-8'><title>404</title><body>{lines}</body>"
     return HTMLResponse(html, status_code=404)
+
+
+def tag(screen: str) -> str:
+    """The tag of a rendered screen: equal screens, equal tags; it says nothing
+    else about the game (not how many inputs led to it)."""
+    return hashlib.sha256(screen.encode("utf-8")).hexdigest()[:TAG_LENGTH]
+
+
+async def stream(
+    fanout: Fanout, game: Game, after: str, still_valid: Callable[[], Awaitable[bool]]
+) -> AsyncIterator[bytes]:
+    """One viewer: the current screen if theirs (tag `after`) is another, then each
+    changed screen and a keep-alive (with a link re-check, `still_valid`, so a
+    revoked link stops within the keep-alive) on every tick of the game's hub.
+    Versions that leave the screen unchanged send nothing: a viewer cannot
+    tell from the timing that, say, the traitors acted at night."""
+    yield f"retry: {RETRY_MS}\n\n".encode()
+    hub = await fanout.join(game)
+    try:
+        screen, frame = await fanout.render(game)
+        if tag(screen) != after:
+            yield frame
+        last = screen  # shown (or already on their screen); newer ones follow
+        sent = game.version
+        tick = hub.tick
+        while True:
+            bell = hub.event  # taken before looking, so no ring is missed
+            if hub.gone:
+                yield b"event: gone\ndata: {}\n\n"
+                return
+            if hub.version > sent:
+                sent = hub.version
+                if hub.screen != last:
+                    last = hub.screen
+                    yield hub.frame
+                    continue
+            if hub.tick != tick:
+                tick = hub.tick
+                if not await still_valid():
+                    yield b"event: gone\ndata: {}\n\n"
+                    return
+                yield b": keep-alive\n\n"
+                continue
+            await bell.wait()
+    finally:
+        fanout.leave(game.id, hub)

@@ -35,8 +35,9 @@ from adapters.console.controls import build, label_of
 from adapters.console.texts import TEXTS
 from adapters.console.tokens import ConsoleTokens
 from adapters.console.view import live
-from adapters.linkpages import PRIVATE, gone, mount, templates
+from adapters.linkpages import PRIVATE, gone, mount, stream, tag, templates
 from adapters.tv.fanout import Fanout
+from adapters.tv.screens import HTML_LANG
 from gameflow.core.state import Game
 from gameflow.core.text import msg
 from gameflow.i18n import render
@@ -51,10 +52,7 @@ HEADERS = {
     ),
 }
 KEEPALIVE_SECONDS = 15.0
-RETRY_MS = 3000
-HTML_LANG = {"nb": "nb", "sr": "sr-Latn", "en": "en"}
 RID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-TAG_LENGTH = 16
 
 _env = templates("adapters.console")
 
@@ -86,10 +84,6 @@ def same_site(request: Request) -> bool:
         if origin == "null" or urlsplit(origin).netloc.lower() != host:
             return False
     return True
-
-
-def tag(html: str) -> str:
-    return hashlib.sha256(html.encode("utf-8")).hexdigest()[:TAG_LENGTH]
 
 
 def _gone() -> Response:
@@ -207,35 +201,11 @@ class Console:
             headers={"X-Accel-Buffering": "no"},
         )
 
-    async def _stream(self, token: str, game: Game, after: str) -> AsyncIterator[bytes]:
-        yield f"retry: {RETRY_MS}\n\n".encode()
-        hub = await self.fanout.join(game)
-        try:
-            screen, frame = await self._render(game)
-            if tag(screen) != after:
-                yield frame
-            last, sent, tick = screen, game.version, hub.tick
-            while True:
-                bell = hub.event
-                if hub.gone:
-                    yield b"event: gone\ndata: {}\n\n"
-                    return
-                if hub.version > sent:
-                    sent = hub.version
-                    if hub.screen != last:
-                        last = hub.screen
-                        yield hub.frame
-                        continue
-                if hub.tick != tick:
-                    tick = hub.tick
-                    if await self.tokens.game_id(token) != game.id:
-                        yield b"event: gone\ndata: {}\n\n"
-                        return
-                    yield b": keep-alive\n\n"
-                    continue
-                await bell.wait()
-        finally:
-            self.fanout.leave(game.id, hub)
+    def _stream(self, token: str, game: Game, after: str) -> AsyncIterator[bytes]:
+        return stream(self.fanout, game, after, lambda: self._still_valid(token, game.id))
+
+    async def _still_valid(self, token: str, game_id: str) -> bool:
+        return await self.tokens.game_id(token) == game_id
 
     async def _render(self, game: Game) -> tuple[str, bytes]:
         html = await self.live_html(game)

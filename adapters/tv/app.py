@@ -14,7 +14,6 @@ stream (the script builds its events URL from the address bar).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -26,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 
-from adapters.linkpages import gone, mount
+from adapters.linkpages import TAG_LENGTH, gone, mount, stream, tag
 from adapters.tv import ics, schedule
 from adapters.tv.fanout import Fanout
 from adapters.tv.screens import render_page, render_screen
@@ -36,9 +35,7 @@ from gameflow.core.state import Game
 from gameflow.i18n import render
 
 KEEPALIVE_SECONDS = 15.0
-RETRY_MS = 3000
 FRAME_CACHE = 256  # rendered frames kept, keyed by (game id, version)
-TAG_LENGTH = 16
 
 
 class StatusPage:
@@ -118,42 +115,8 @@ class StatusPage:
             headers={"X-Accel-Buffering": "no"},
         )
 
-    async def _stream(self, token: str, game: Game, after: str) -> AsyncIterator[bytes]:
-        """One viewer: the current screen if theirs (tag `after`) is another, then each
-        changed screen and a keep-alive (with a token re-check, so a revoked link
-        stops within `keepalive` seconds) on every tick of the game's hub.
-        Versions that leave the screen unchanged send nothing: a viewer cannot
-        tell from the timing that, say, the traitors acted at night."""
-        yield f"retry: {RETRY_MS}\n\n".encode()
-        hub = await self.fanout.join(game)
-        try:
-            screen, frame = await self._render(game)
-            if tag(screen) != after:
-                yield frame
-            last = screen  # shown (or already on their screen); newer ones follow
-            sent = game.version
-            tick = hub.tick
-            while True:
-                bell = hub.event  # taken before looking, so no ring is missed
-                if hub.gone:
-                    yield b"event: gone\ndata: {}\n\n"
-                    return
-                if hub.version > sent:
-                    sent = hub.version
-                    if hub.screen != last:
-                        last = hub.screen
-                        yield hub.frame
-                        continue
-                if hub.tick != tick:
-                    tick = hub.tick
-                    if not await self._still_valid(token, game.id):
-                        yield b"event: gone\ndata: {}\n\n"
-                        return
-                    yield b": keep-alive\n\n"
-                    continue
-                await bell.wait()
-        finally:
-            self.fanout.leave(game.id, hub)
+    def _stream(self, token: str, game: Game, after: str) -> AsyncIterator[bytes]:
+        return stream(self.fanout, game, after, lambda: self._still_valid(token, game.id))
 
     async def _still_valid(self, token: str, game_id: str) -> bool:
         game = await self.source.game_for_token(token)
@@ -183,12 +146,6 @@ class StatusPage:
         head = json.dumps({"version": mark, "lang": game.lang, "now": round(self.clock(), 3)})
         body = f'{head[:-1]},"html":{html}}}'
         return f"id: {mark}\nevent: screen\ndata: {body}\n\n".encode()
-
-
-def tag(screen: str) -> str:
-    """The tag of a rendered screen: equal screens, equal tags; it says nothing
-    else about the game (not how many inputs led to it)."""
-    return hashlib.sha256(screen.encode("utf-8")).hexdigest()[:TAG_LENGTH]
 
 
 def _tag(text: str | None) -> str | None:
