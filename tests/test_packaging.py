@@ -18,10 +18,8 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
@@ -29,6 +27,7 @@ import httpx
 import pytest
 
 from tests.redis_server import ENV, test_redis_url
+from tests.test_setup_sms_server import _free_port, wait_healthy
 
 pytestmark = pytest.mark.deploy
 
@@ -166,14 +165,8 @@ def test_the_installed_package_runs_without_the_checkout(installed: Path, tmp_pa
     assert "Runde 1" in demo.stdout  # the Norwegian catalog was found in the package
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_the_installed_serve_answers_and_stops_cleanly(installed: Path, tmp_path: Path) -> None:
-    port = _port()
+    port = _free_port()
     env = _env(installed, MULDVARP_PORT=str(port), DATA_DIR=str(tmp_path / "data"))
     proc = subprocess.Popen(
         [str(installed / "bin" / "muldvarp"), "serve"],
@@ -185,16 +178,11 @@ def test_the_installed_serve_answers_and_stops_cleanly(installed: Path, tmp_path
     )
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None, proc.communicate()[0]
-            assert time.monotonic() < deadline, "serve did not come up"
-            time.sleep(0.2)
+
+        def log() -> str:  # its output once it died (while it runs, reading it would wait)
+            return "serve did not come up" if proc.poll() is None else proc.communicate()[0]
+
+        wait_healthy(proc, port, log, seconds=60)
         assert "muldvarp" in httpx.get(f"{base}/metrics", timeout=5).text
         css = httpx.get(f"{base}/tv/static/tv.css", timeout=5)
         assert css.status_code == 200 and len(css.text) > 100

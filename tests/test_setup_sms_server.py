@@ -66,9 +66,12 @@ def _free_port() -> int:
 # -- the server, as docs/hosts.md starts it ------------------------------------------
 
 
-def wait_healthy(proc: subprocess.Popen[str], port: int, log: Callable[[], str]) -> None:
-    """Until `serve` on `port` answers /healthz (20 s at most, and never once it died)."""
-    deadline = time.monotonic() + 20
+def wait_healthy(
+    proc: subprocess.Popen[str], port: int, log: Callable[[], str], seconds: float = 20
+) -> None:
+    """Until `serve` on `port` answers /healthz (`seconds` at most, and never
+    once it died; `log()` says why not)."""
+    deadline = time.monotonic() + seconds
     while True:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
