@@ -45,6 +45,7 @@ def test_help_and_puzzled_replies_say_what_the_sender_can_do(tmp_path: Path) -> 
                 "You are not in a game. What you can do:",
                 "/new station, /new resistance, /new traitors or /new werewolf: host a new game.",
                 "/join CODE: join a game (or tap the link its host shares).",
+                "/again CODE: a game you hosted, again with the same players.",
                 "/help: this list.",
             ]
             await h.send(h.users.command(22, "Ola", "/help", lang="nb"))
@@ -92,6 +93,7 @@ def test_help_and_puzzled_replies_say_what_the_sender_can_do(tmp_path: Path) -> 
                 "You host this game. What you can do:",
                 "/pause: stop the clock.",
                 "/advance: end this phase now.",
+                "/gone NAME, /back NAME: a player who left (the defaults answer for them), and back.",
                 "/console: your game master's console, a private web page (/console new: a new link).",
                 "/end: end the game.",
                 "/help: this list.",
@@ -110,5 +112,11 @@ def test_help_and_puzzled_replies_say_what_the_sender_can_do(tmp_path: Path) -> 
             assert (await h.service.load(game_id)).version == before
             await h.command(12, "Bo", "/help")
             assert "/away 2027-01-20" in api.texts(12)[-1]
+
+            # an ended game: its host is told how to run it back
+            await h.command(HOST, "Hana", "/end", chat_id=GROUP)
+            assert (await h.service.load(game_id)).over
+            await h.command(HOST, "Hana", "/help")
+            assert "/again CODE: a game you hosted" in api.texts(HOST)[-1]
 
     run(go())

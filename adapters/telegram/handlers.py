@@ -92,6 +92,7 @@ MENU = (
     ("advance", N_("Host: end this phase now")),
     ("move", N_("Host, campaign: move a window, /move vote 21:30")),
     ("console", N_("Host: your game master's console, a private link")),
+    ("gone", N_("Host: a player who left, /gone NAME (/back NAME)")),
     ("end", N_("Host: end the game")),
     ("again", N_("Host: the same game again with the same players, /again CODE")),
     ("mute", N_("Host: mute a player's talk, /mute NAME (/unmute NAME)")),

@@ -45,6 +45,10 @@ SETTINGS = N_("/set alone: the settings, /set NAME: one explained; /setup: the w
 TALK = N_("Write here without a command to talk to the other players while talk is open.")
 TEAM = N_("/team WORDS: talk to your team alone.")
 MUTE = N_("/mute NAME, /unmute NAME: stop or restart a player's talk.")
+# The host's answer to a player who left, and the run-it-back of a finished
+# game, which outlives the game's binding, so it is offered out of a game (issue #32).
+GONE = N_("/gone NAME, /back NAME: a player who left (the defaults answer for them), and back.")
+AGAIN = N_("/again CODE: a game you hosted, again with the same players.")
 KICK = N_("/kick NAME: take a player out of the lobby.")
 PAUSE = N_("/pause: stop the clock.")
 RESUME = N_("/resume: start the clock again.")
@@ -59,7 +63,7 @@ HELP = N_("/help: this list.")
 def commands(game: Game | None, who: str | None) -> list[str]:
     """The msgids of the commands that apply to `who` in `game` now."""
     if game is None or who is None or game.over:
-        return [NEW, JOIN, HELP]
+        return [NEW, JOIN, AGAIN, HELP]
     table, team = talk.offered(game, who)
     if who == game.host:
         if game.phase.name == LOBBY:
@@ -70,6 +74,7 @@ def commands(game: Game | None, who: str | None) -> list[str]:
             lines.append(MOVE)
         if rules_for(game.kind).host_kinds:  # a game master's own actions
             lines.append(GM)
+        lines.append(GONE)
         if table or (registry.get(game.kind).team and game.option("team_talk") is not False):
             lines.append(MUTE)  # the game has talk through the bot
         return [*lines, CONSOLE, END, HELP]
