@@ -376,3 +376,51 @@ def test_the_host_marks_a_player_gone_and_back(tmp_path: Path) -> None:
             assert "not_gone" not in kinds_of(html)
 
     run(main())
+
+
+def test_the_host_mutes_and_unmutes_a_players_talk(tmp_path: Path) -> None:
+    """Issue #33 item 4: in a game with talk through the bot the console
+    mutes a player's talk (service/talk.py, as /mute does), once per request
+    id; their lines are refused with HUSHED until it unmutes them."""
+
+    async def main() -> None:
+        from service import talk
+
+        rt = runtime(tmp_path)
+        async with client(rt) as c:
+            game = await made(rt, "resistance")
+            path, html, _ = await console(c, rt, game)
+            assert "talk_mute" not in kinds_of(html)  # the table talks in the room
+            game = await made(rt, "resistance", start=False)
+            assert (
+                await rt.service.submit(game.id, A.SetOption(HOST, name="table_talk", value=True))
+            ).accepted
+            assert (await rt.service.submit(game.id, A.Start(HOST))).accepted
+            path, html, csrf = await console(c, rt, game)
+            assert {"talk_mute", "talk_unmute"} <= set(kinds_of(html))
+            assert "Mute a player&#39;s talk" in text_of(html)
+            bo = game.players[game.names.index("Bo")]
+            form = {"csrf": csrf, "rid": "mute-bo-0001", "kind": "talk_mute", "f:target": f'"{bo}"'}
+            r = await c.post(path, data=form, headers=SAME)
+            assert r.json()["ok"] and "Bo is muted" in r.json()["notice"], r.text
+            said = await rt.service.talk(game.id, bo, "let me speak", key="tg:1")
+            assert said.status == talk.REFUSED and said.reply is not None
+            assert said.reply.msgid == talk.HUSHED
+            assert (await rt.service.talk(game.id, game.players[0], "hi", key="tg:2")).to
+            unmute = {**form, "rid": "unmute-bo-01", "kind": "talk_unmute"}
+            r = await c.post(path, data=unmute, headers=SAME)
+            assert r.json() == {"ok": True, "notice": "Bo may talk again."}, r.text
+            again = await c.post(path, data=form, headers=SAME)  # resent: changes nothing
+            assert again.json() == {"ok": True, "notice": "Already done."}
+            said = await rt.service.talk(game.id, bo, "thank you", key="tg:3")
+            assert said.status == talk.SENT, said
+            # a player who is not in the game, or no CSRF token: nothing changes
+            stray = {**form, "rid": "stray-target", "f:target": '"tg:999"'}
+            assert (await c.post(path, data=stray, headers=SAME)).status_code == 409
+            forged = {**form, "rid": "forged-0001", "csrf": "x.y"}
+            assert (await c.post(path, data=forged, headers=SAME)).status_code == 403
+            assert (
+                await rt.service.talk(game.id, bo, "still here", key="tg:4")
+            ).status == talk.SENT
+
+    run(main())

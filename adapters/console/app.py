@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 
-from adapters.console.controls import build, label_of
+from adapters.console.controls import build, label_of, talk_control
 from adapters.console.texts import TEXTS
 from adapters.console.tokens import ConsoleTokens
 from adapters.console.view import live
@@ -176,6 +176,9 @@ class Console:
         if await self.service.store.applied(game.id, key) is not None:
             return await answer(render(TEXTS["duplicate"], lang), 200, True)
         values = {k[2:]: v for k, v in form.items() if k.startswith("f:")}
+        talked = await talk_control(self.service, game, kind, values, key)  # mute, unmute
+        if talked is not None:
+            return await answer(talked[0], 200 if talked[1] else 409, talked[1])
         action = build(game, self.clock(), kind, values)
         if action is None:
             return await answer(render(TEXTS["bad_request"], lang), 409, False)

@@ -8,7 +8,9 @@ removing a lobby player, marking a player gone for good or back) and the game's 
 would accept it right now (a dry run of `apply`), so "Start" is not offered to
 a lobby too small to start and "End this phase now" only when everyone is
 ready. A field answered in words (the clock time a campaign window moves to)
-is typed in; option values and the language stay with the chat commands. A submitted control is
+is typed in; option values and the language stay with the chat commands.
+Muting a player's talk is no game action: its controls (`talk_controls`)
+go through service/talk.py as the chat's /mute does. A submitted control is
 turned into the core action through the game's script-step parser
 (`gameflow.replay.parse_step`), never by building a game's classes here.
 """
@@ -30,6 +32,8 @@ from gameflow.core.result import Rejected
 from gameflow.core.state import Game
 from gameflow.i18n import render
 from gameflow.replay import parse_step
+from service import talk
+from service.games import GameService
 
 CORE_KINDS = (
     A.Start.kind,
@@ -43,6 +47,9 @@ CORE_KINDS = (
     A.End.kind,
 )
 FREE_LENGTH = 16  # a free field's words (a clock time) are short
+# The host mutes and unmutes a player's talk through the bot: no game action
+# but service/talk.py's, as the chat's /mute and MUTE NAME.
+TALK_KINDS = ("talk_mute", "talk_unmute")
 
 
 class Option(NamedTuple):
@@ -122,6 +129,8 @@ def value_label(game: Game, field: str, value: Value, lang: str) -> str:
 
 def label_of(game: Game, kind: str, lang: str) -> tuple[str, str]:
     """A control's name and its one line of help."""
+    if kind in TALK_KINDS:
+        return render(TEXTS[kind], lang), render(TEXTS[f"{kind}_help"], lang)
     if kind in CORE_KINDS:
         help_key = {"advance_early": "advance_help", "move_window": "move_help"}.get(
             kind, f"{kind}_help"
@@ -152,7 +161,44 @@ def controls(game: Game, now: float, lang: str) -> tuple[Control, ...]:
             choices.append(Choice(f.name, shown, f.many, options, f.free))
         danger = spec.kind in (A.End.kind, A.Kick.kind, A.Gone.kind)
         out.append(Control(spec.kind, spec.phase, name, line, tuple(choices), danger))
-    return tuple(out)
+    return (*out, *talk_controls(game, lang))
+
+
+def talk_controls(game: Game, lang: str) -> tuple[Control, ...]:
+    """Mute and unmute a player's talk, while a game with talk through the
+    bot (the table's or a team's: service/talk.py `kinds`) runs."""
+    if not game.running or game.over or not any(talk.kinds(game)):
+        return ()
+    heading = render(TEXTS["field_target"], lang)
+    players = tuple(Option(json.dumps(p), game.name_of(p)) for p in game.players)
+    return tuple(
+        Control(
+            kind,
+            game.phase.seq,
+            *label_of(game, kind, lang),
+            (Choice("target", heading, False, players),),
+        )
+        for kind in TALK_KINDS
+    )
+
+
+async def talk_control(
+    service: GameService, game: Game, kind: str, values: Mapping[str, Sequence[str]], key: str
+) -> tuple[str, bool] | None:
+    """A submitted talk control applied through service/talk.py `hush_player`,
+    once per `key`: the notice and whether it applied; None when `kind` is
+    not a talk control (a game action: `build`)."""
+    if kind not in TALK_KINDS:
+        return None
+    sent = values.get("target", ())
+    try:
+        target = json.loads(sent[0]) if len(sent) == 1 else None
+    except ValueError:
+        target = None
+    if not talk_controls(game, game.lang) or target not in game.players:
+        return render(TEXTS["bad_request"], game.lang), False
+    reply = await talk.hush_player(service.store, game, target, kind == "talk_mute", key)
+    return render(reply if reply is not None else TEXTS["duplicate"], game.lang), True
 
 
 def build(

@@ -87,6 +87,12 @@ TEXTS: dict[str, str] = {
     "move_help": N_(
         "Moves one of the campaign's daily times; a phase closing at it now closes at the new time."
     ),
+    "talk_mute": N_("Mute a player's talk"),
+    "talk_mute_help": N_(
+        "What they say through the bot is no longer relayed to the others, until you let them talk again."
+    ),
+    "talk_unmute": N_("Let a player talk again"),
+    "talk_unmute_help": N_("What they say through the bot is relayed again."),
     "field_window": N_("Which window:"),
     "field_target": N_("Which player:"),
     "field_clock": N_("New time (HH:MM):"),
