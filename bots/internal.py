@@ -194,7 +194,7 @@ def internal_routes(rt: Runtime) -> list[BaseRoute]:
             )
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, 400)
-        # counted by the service (bots.app.MeteredService), as every channel's
+        # counted by the service (bots.metrics.MeteredService), as every channel's
         return JSONResponse(
             {"id": made.game.id, "code": made.code, "duplicate": made.duplicate}, 201
         )

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from bots.app import Metrics, Runtime, build_runtime, create_app
+from bots.app import Runtime, build_runtime, create_app
+from bots.metrics import Metrics
 from bots.settings import SMS_NEEDS, Settings, SettingsError, load_settings, renamed_warnings
 
 if TYPE_CHECKING:
