@@ -39,7 +39,7 @@ from gameflow.core.rules import known_games
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
 from gameflow.i18n import render
-from service import rematch
+from service import rematch, talk
 from service.compose import Origin
 from service.games import GameNotFound, Outcome
 from service.outbox import OutboxMessage
@@ -297,9 +297,9 @@ class Hosting(Presses):
         wanted = " ".join(context.args or []).casefold()
 
         def make(me: str, game: Game) -> A.Action | Msg:
-            for player, name in zip(game.players, game.names, strict=True):
-                if name.casefold() == wanted:
-                    return cls(me, None, player)
+            player = talk.player_named(game, wanted)
+            if player is not None:
+                return cls(me, None, player)
             return msg(N_("Nobody called {name} is in the game."), name=wanted or "?")
 
         await self.host(update, context, make)
