@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import json
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -115,7 +116,7 @@ class Said:
     team: bool = False
 
 
-class Talker:
+class Talker(ABC):
     """A channel's side of the talk (subclassed by each channel's adapter):
     one recipient's outbox messages, and the group's where the channel has
     one; `wake_up` wakes the channel's delivery. The loop over the
@@ -124,12 +125,12 @@ class Talker:
     channel: str = ""
     wake_up: Callable[[str], None] | None = None
 
+    @abstractmethod
     def to(
         self, game: Game, player: str, text: str, key: str, private: bool
     ) -> list[OutboxMessage]:
         """`text` for `player` with outbox key `key` (none when `player` is
         not on this channel); `private`: a team's line, kept from forwarding."""
-        raise NotImplementedError
 
     def group(self, game: Game, text: str, key: str) -> list[OutboxMessage]:
         """The table's line for the game's group (none: the channel has none)."""
