@@ -75,7 +75,7 @@ def commands(game: Game | None, who: str | None) -> list[str]:
         if rules_for(game.kind).host_kinds:  # a game master's own actions
             lines.append(GM)
         lines.append(GONE)
-        if table or (registry.get(game.kind).team and game.option("team_talk") is not False):
+        if any(talk.kinds(game)):
             lines.append(MUTE)  # the game has talk through the bot
         return [*lines, CONSOLE, END, HELP]
     if game.running:
