@@ -344,9 +344,17 @@ class RedisOutbox(RedisPart, OutboxStore):
             pipe.eval(_UNDO, 1, self._ready(channel), game_id, mine, old)
 
     async def append_outbox(self, game_id: str, messages: Sequence[OutboxMessage]) -> int:
+        return await self.append_with(self._append, game_id, messages)
+
+    async def append_with(
+        self, script: Any, game_id: str, messages: Sequence[OutboxMessage], head: Sequence[str] = ()
+    ) -> int:
+        """Run `script` over the game's hash and `LUA`'s keys, its ARGV `head`
+        then `LUA`'s, with the ready hints of a Cluster around it; what it
+        returned (nonzero: the messages landed)."""
         keys, args, later = self.outbox_parts(game_id, messages)
         bumps = await self.flag_before(game_id, later)
-        added = int(await self._append(keys=[self._game(game_id), *keys], args=args))
+        added = int(await script(keys=[self._game(game_id), *keys], args=[*head, *args]))
         if later:
             async with self.client.pipeline(transaction=False) as pipe:
                 # nothing new: a game gone, or its keys written already

@@ -443,16 +443,7 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentitie
         game_id = swap.game_id
         if not messages:  # the swap alone: the script without the outbox's part
             return bool(await self._swap_attr(keys=[self._game(game_id)], args=_swap_args(swap)))
-        keys, args, later = self.outbox_parts(game_id, messages)
-        bumps = await self.flag_before(game_id, later)  # a Cluster: hints before and after
-        swapped = await self._swap_append(
-            keys=[self._game(game_id), *keys], args=[*_swap_args(swap), *args]
-        )
-        if later:
-            async with self.client.pipeline(transaction=False) as pipe:
-                self.flag_after(pipe, game_id, later, bumps, landed=int(swapped) == 1)
-                await pipe.execute()
-        return int(swapped) == 1
+        return await self.append_with(self._swap_append, game_id, messages, _swap_args(swap)) == 1
 
     async def get_attr(self, game_id: str, name: str) -> str | None:
         value = await self.client.hget(self._game(game_id), "attr:" + name)
