@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from gameflow.core.text import N_, Msg, msg
+from gameflow.core.lopsided import warning
+from gameflow.core.text import N_, Msg
 from gameflow.games.werewolf.bots import win_rates
 from gameflow.games.werewolf.pacing import DEFAULTS, wolf_count
 from gameflow.simulate import ranged, wilson
@@ -51,7 +52,6 @@ def simulate(players: str, games: int, seed: str, **kw: Any) -> int:
 
 # -- the host's warning --------------------------------------------------------------
 
-LOPSIDED: Final = 65.0
 # The village's win % by table size at the default settings (docs/balance.md:
 # `muldvarp simulate werewolf --games 1000 --seed 1`).
 VILLAGE_WIN: Final[dict[int, float]] = {
@@ -85,13 +85,5 @@ WOLVES_AHEAD = N_(
 def lopsided(players: int, options: Mapping[str, Any]) -> Msg | None:
     """The warning for a table of `players` when the measured table says a
     side wins more than 65 % (None: neither does, or no figure)."""
-    if any(options.get(name, default) != default for name, default in MEASURED.items()):
-        return None
     village = VILLAGE_WIN.get(players)
-    if village is None:
-        return None
-    if village > LOPSIDED:
-        return msg(VILLAGE_AHEAD, pct=round(village), players=players)
-    if 100.0 - village > LOPSIDED:
-        return msg(WOLVES_AHEAD, pct=round(100.0 - village), players=players)
-    return None
+    return warning(players, options, MEASURED, village, (VILLAGE_AHEAD, WOLVES_AHEAD))
