@@ -133,15 +133,17 @@ return 1
 """
 
 # KEYS: game hash. ARGV: field, expect unset ('1'/'0'), expected value, new value
-_SWAP_ATTR = """
+_SWAP_CHECK = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if ARGV[2] == '1' then
   if cur then return 0 end
 elseif cur ~= ARGV[3] then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+"""
+_SWAP_SET = """redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
 return 1
 """
+_SWAP_ATTR = _SWAP_CHECK + _SWAP_SET
 
 # The outbox's ack, then the attribute swap, in one script (the two scripts as
 # functions: KEYS and ARGV are their parameters). KEYS: the game's hash, then
@@ -164,19 +166,7 @@ return {{ack({{KEYS[2], KEYS[3], KEYS[4]}}, {{ARGV[5], ARGV[6], ARGV[7]}}),
 # earlier writes: a failure among the messages leaves the attribute as it was).
 # KEYS: the game's hash, then the outbox keys (redis_outbox.LUA from KEYS[2]).
 # ARGV: the swap's four (field, unset flag, old, new), then the outbox args.
-_SWAP_APPEND = (
-    redis_outbox.LUA
-    + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local cur = redis.call('HGET', KEYS[1], ARGV[1])
-if ARGV[2] == '1' then
-  if cur then return 0 end
-elseif cur ~= ARGV[3] then return 0 end
-outbox(2, 5, 0)
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
-return 1
-"""
-)
+_SWAP_APPEND = redis_outbox.LUA + _SWAP_CHECK + "outbox(2, 5, 0)\n" + _SWAP_SET
 
 _DELETE_IF = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
