@@ -167,7 +167,7 @@ def controls(game: Game, now: float, lang: str) -> tuple[Control, ...]:
 def talk_controls(game: Game, lang: str) -> tuple[Control, ...]:
     """Mute and unmute a player's talk, while a game with talk through the
     bot (the table's or a team's: service/talk.py `kinds`) runs."""
-    if not game.running or game.over or not any(talk.kinds(game)):
+    if not _talk_open(game):
         return ()
     heading = render(TEXTS["field_target"], lang)
     players = tuple(Option(json.dumps(p), game.name_of(p)) for p in game.players)
@@ -180,6 +180,11 @@ def talk_controls(game: Game, lang: str) -> tuple[Control, ...]:
         )
         for kind in TALK_KINDS
     )
+
+
+def _talk_open(game: Game) -> bool:
+    """Whether the talk controls are offered (and taken) now."""
+    return game.running and not game.over and any(talk.kinds(game))
 
 
 async def talk_control(
@@ -195,7 +200,7 @@ async def talk_control(
         target = json.loads(sent[0]) if len(sent) == 1 else None
     except ValueError:
         target = None
-    if not talk_controls(game, game.lang) or target not in game.players:
+    if not _talk_open(game) or target not in game.players:
         return render(TEXTS["bad_request"], game.lang), False
     reply = await talk.hush_player(service.store, game, target, kind == "talk_mute", key)
     return render(reply if reply is not None else TEXTS["duplicate"], game.lang), True
