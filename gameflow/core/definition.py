@@ -130,8 +130,7 @@ TvContext = dict[str, Any]
 def end_headline(tr: Translator, winner: str | None, won: Mapping[str, str]) -> str:
     """The end screen's headline: the page label `won[winner]` for the side
     that won, the page's "host_ended" where none did."""
-    key = won.get(winner) if winner is not None else None
-    return tr.t(key if key is not None else "host_ended")
+    return tr.t(won.get(winner or "", "host_ended"))
 
 
 @dataclass(frozen=True)

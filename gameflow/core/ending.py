@@ -39,8 +39,7 @@ class Winners(NamedTuple):
 
     def head(self, game: Game) -> Msg:
         """The full reveal's first line."""
-        text = self.won.get(game.winner or "")
-        return msg(text if text is not None else self.none)
+        return msg(self.won.get(game.winner or "", self.none))
 
     def brief_head(self, game: Game, hidden: Sequence[int]) -> Msg:
         """The brief's first line: the winner, and the hidden side at `hidden`."""
