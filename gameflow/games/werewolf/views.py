@@ -7,17 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gameflow.core.legal import spec_json
 from gameflow.core.state import Game
 from gameflow.core.text import N_, Msg, msg
+from gameflow.core.views import player_id, with_you
 from gameflow.games.werewolf.inputs import awaiting, legal
 from gameflow.games.werewolf.state import NIGHT, NOBODY, REVOTE, WOLF, Morning, Werewolf
 
 SECRET_PHASES = (NIGHT,)
-
-
-def _id(game: Game, seat: int) -> str | None:
-    return None if seat == NOBODY else game.players[seat]
 
 
 def _shown_role(game: Game, st: Werewolf, seat: int) -> str | None:
@@ -36,8 +32,8 @@ def _morning(game: Game, m: Morning) -> dict[str, Any]:
     votes = {game.players[s]: game.players[t] for s, t in enumerate(m.votes) if t != NOBODY}
     return {
         "night": m.night,
-        "died": _id(game, died),
-        "lynched": _id(game, m.lynched),
+        "died": player_id(game, died),
+        "lynched": player_id(game, m.lynched),
         "votes": votes,
     }
 
@@ -79,9 +75,7 @@ def player_view(game: Game, player: str) -> dict[str, Any]:
         me["findings"] = [
             {"night": n, "player": game.players[t], "wolf": w} for n, t, w in st.findings
         ]
-    me["legal"] = [spec_json(spec) for spec in legal(game, player)] if game.running else []
-    view["you"] = me
-    return view
+    return with_you(view, me, game, player, legal)
 
 
 def host_view(game: Game) -> dict[str, Any]:
@@ -96,9 +90,11 @@ def gm_view(game: Game) -> dict[str, Any]:
         return view
     view["roles"] = {p: st.roles[s] for s, p in enumerate(game.players)}
     view["night"] = {
-        "kills": {game.players[s]: _id(game, st.kills[s]) for s in st.wolves()} if st.kills else {},
-        "inspect": _id(game, st.inspect),
-        "protect": _id(game, st.protect),
+        "kills": {game.players[s]: player_id(game, st.kills[s]) for s in st.wolves()}
+        if st.kills
+        else {},
+        "inspect": player_id(game, st.inspect),
+        "protect": player_id(game, st.protect),
     }
     view["findings"] = [
         {"night": n, "player": game.players[t], "wolf": w} for n, t, w in st.findings
@@ -115,11 +111,11 @@ def record(game: Game) -> dict[str, Any]:
         "nights": [
             {
                 "night": m.night,
-                "victim": _id(game, m.victim),
+                "victim": player_id(game, m.victim),
                 "saved": m.saved,
-                "inspected": _id(game, m.inspected),
-                "protected": _id(game, m.protected),
-                "lynched": _id(game, m.lynched),
+                "inspected": player_id(game, m.inspected),
+                "protected": player_id(game, m.protected),
+                "lynched": player_id(game, m.lynched),
             }
             for m in st.history
         ],
