@@ -299,15 +299,14 @@ class GameStore(OutboxStore, Protocol):
         name, old, new)` of the same game in one step (one round trip on
         Redis); what each returned. The SMS delivery acks a text together with
         the record of the sheet the next text carries."""
-        swap = Swap(game_id, name, old, new)
-        return await self._ack_swap_step(channel, game_id, key, result, swap)
+        return await self._ack_swap_step(channel, key, result, Swap(game_id, name, old, new))
 
     async def _ack_swap_step(
-        self, channel: str, game_id: str, key: str, result: Mapping[str, Any] | None, swap: Swap
+        self, channel: str, key: str, result: Mapping[str, Any] | None, swap: Swap
     ) -> tuple[bool, bool]:
-        """The store's own `ack_and_swap`: here the two steps in turn (an
-        in-process store has no round trip to save)."""
-        return await self.ack(channel, game_id, key, result), await self._swap_step(swap, ())
+        """The store's own `ack_and_swap` (of `swap.game_id`): here the two
+        steps in turn (an in-process store has no round trip to save)."""
+        return await self.ack(channel, swap.game_id, key, result), await self._swap_step(swap, ())
 
     async def active_games(self) -> list[str]:
         """Games not finished yet (sorted), for the scheduler to re-arm."""

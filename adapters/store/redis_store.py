@@ -421,9 +421,9 @@ class RedisStore(RedisOutbox, RedisDue, RedisForget, RedisInputs, RedisIdentitie
             await self.client.hset(key, "attr:" + name, value)
 
     async def _ack_swap_step(
-        self, channel: str, game_id: str, key: str, result: Mapping[str, Any] | None, swap: Swap
+        self, channel: str, key: str, result: Mapping[str, Any] | None, swap: Swap
     ) -> tuple[bool, bool]:
-        keys, args = self._ack_call(channel, game_id, key, result)
+        keys, args = self._ack_call(channel, swap.game_id, key, result)
         acked, swapped = await self._ack_swap(
             keys=[self._game(swap.game_id), *keys], args=[*_swap_args(swap), *args]
         )
