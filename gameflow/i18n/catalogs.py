@@ -32,7 +32,7 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_file
 from babel.messages.pofile import read_po, write_po
 
-from gameflow.i18n import DOMAINS, GAME_DOMAINS, LANGUAGES, game_domains
+from gameflow.i18n import DOMAINS, GAME_DOMAINS, LANGUAGES
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 """The repository root: `DOMAIN_SOURCES` folders are relative to it."""
@@ -68,8 +68,8 @@ class Source(NamedTuple):
 DOMAIN_SOURCES: dict[str, tuple[Source, ...]] = {
     # The core and the top-level modules (replay, __main__), but not the games.
     "core": (Source("gameflow/core"), Source("gameflow", recursive=False)),
-    # Each game's package (gameflow.i18n.game_domains), one domain each.
-    **{game: (Source(f"gameflow/games/{game}"),) for game in game_domains()},
+    # Each game's package (gameflow.i18n.GAME_DOMAINS), one domain each.
+    **{game: (Source(f"gameflow/games/{game}"),) for game in GAME_DOMAINS},
     # Chat-level texts of the adapters (menus, help, errors of the channels)
     # and the game service's own refusals (an unknown time zone).
     "chat": (Source("adapters"), Source("service")),
