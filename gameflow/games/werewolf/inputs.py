@@ -99,10 +99,9 @@ def act(game: Game, action: Action) -> Accepted[Game] | Rejected:
         return reject("bad_target", N_("Choose one of the players offered."))
     chosen = NOBODY if target is None else game.seat(target)
     if isinstance(action, Kill):
-        kills = tuple(chosen if s == seat else k for s, k in enumerate(st.kills))
         # a wolf's "nobody" counts as answered: it is held as the wolf's own seat
-        if target is None:
-            kills = tuple(seat if s == seat else k for s, k in enumerate(st.kills))
+        held = seat if target is None else chosen
+        kills = tuple(held if s == seat else k for s, k in enumerate(st.kills))
         return Accepted(input_state(game, st._replace(kills=kills)), ())
     if isinstance(action, Inspect):
         return Accepted(input_state(game, st._replace(inspect=chosen)), ())
