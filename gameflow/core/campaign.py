@@ -83,6 +83,20 @@ class Quiet(NamedTuple):
     ends: float | None
 
 
+# The talk options every game takes (service/talk.py, adapters/sms/digest.py),
+# also for a game that lists its campaign options itself (the Traitors).
+TALK_OPTIONS: Final[dict[str, Any]] = {
+    "talk_digest_every": DIGEST_EVERY,
+    "talk_texts_per_day": TEXTS_PER_DAY,
+    "talk_record": False,
+}
+TALK_LIMITS: Final[dict[str, Limit]] = {
+    "talk_digest_every": seconds(0.0, DAY),
+    "talk_texts_per_day": span(0, 96),
+    "talk_record": FLAG,
+}
+
+
 def campaign_options(windows: dict[str, str], *, pacing: str = FAST) -> dict[str, Any]:
     """The options every calendar-paced game takes: the game's window options
     (`windows`: option name -> default clock time) and the shared ones."""
@@ -92,9 +106,7 @@ def campaign_options(windows: dict[str, str], *, pacing: str = FAST) -> dict[str
         "quiet_hours": DEFAULT_QUIET,
         "campaign_reminder_before": DEFAULT_REMINDER,
         "campaign_auto_advance": False,
-        "talk_digest_every": DIGEST_EVERY,
-        "talk_texts_per_day": TEXTS_PER_DAY,
-        "talk_record": False,
+        **TALK_OPTIONS,
         **windows,
     }
 
@@ -130,9 +142,7 @@ def campaign_limits(windows: Iterable[str]) -> dict[str, Limit]:
         "quiet_hours": QUIET,
         "campaign_reminder_before": seconds(0.0, DAY),
         "campaign_auto_advance": FLAG,
-        "talk_digest_every": seconds(0.0, DAY),
-        "talk_texts_per_day": span(0, 96),
-        "talk_record": FLAG,
+        **TALK_LIMITS,
         **{name: CLOCK for name in windows},
     }
 

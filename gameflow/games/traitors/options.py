@@ -73,9 +73,7 @@ DEFAULTS: dict[str, Any] = {
     "campaign_auto_advance": False,  # phases keep their clock times (host: /advance)
     "quiet_hours": campaign.DEFAULT_QUIET,  # no deadline falls in them
     "campaign_reminder_before": campaign.DEFAULT_REMINDER,
-    "talk_digest_every": campaign.DIGEST_EVERY,  # SMS talk digests (adapters/sms/digest.py)
-    "talk_texts_per_day": campaign.TEXTS_PER_DAY,
-    "talk_record": False,  # the talk kept with the game (service/talk.py)
+    **campaign.TALK_OPTIONS,  # SMS talk digests, the talk kept with the game
     "fast_mission": 300.0,
     "fast_shield_room": 60.0,
     "fast_roundtable": 300.0,
@@ -116,9 +114,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "campaign_auto_advance": FLAG,
     "quiet_hours": QUIET,
     "campaign_reminder_before": seconds(0, DAY),
-    "talk_digest_every": seconds(0, DAY),
-    "talk_texts_per_day": span(0, 96),
-    "talk_record": FLAG,
+    **campaign.TALK_LIMITS,
     "fast_mission": seconds(),
     "fast_shield_room": seconds(),
     "fast_roundtable": seconds(),
