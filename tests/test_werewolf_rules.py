@@ -258,6 +258,15 @@ def test_the_reveal_and_the_story_tell_every_secret_at_the_end() -> None:
     assert "The village lynched bo." in [render(m, "en") for m in second.public]
     running, _ = run({**script, "steps": script["steps"][:5]})
     assert GAME.story(running) is None and GAME.reveal(running, False) == ()
+    # the host ends a running game: nobody won, and the reveal says so
+    ended = apply(running, A.End(running.host), 1e9)
+    assert isinstance(ended, Accepted) and ended.state.winner is None
+    assert render(GAME.reveal(ended.state, False)[0], "en") == (
+        "The host ended the game: no side won."
+    )
+    assert render(GAME.reveal(ended.state, True)[0], "nb") == (
+        "Verten avsluttet spillet: ingen side vant."
+    )
 
 
 def test_the_setup_options_and_their_help_as_for_every_game() -> None:

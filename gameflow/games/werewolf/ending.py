@@ -14,8 +14,11 @@ def reveal(game: Game, brief: bool) -> tuple[Msg, ...]:
     st: Werewolf | None = game.rules
     if st is None or not game.over:
         return ()
-    side = Msg(texts.SIDE_NAMES[VILLAGE if game.winner == VILLAGE else "wolves"])
-    lines = [msg(N_("Winners: {side}."), side=side)]
+    if game.winner is None:  # the host ended it: nobody won
+        lines = [msg(N_("The host ended the game: no side won."))]
+    else:
+        side = Msg(texts.SIDE_NAMES[VILLAGE if game.winner == VILLAGE else "wolves"])
+        lines = [msg(N_("Winners: {side}."), side=side)]
     roles = tuple(
         msg(N_("{name}: {role}"), name=game.names[s], role=Msg(texts.ROLE_NAMES[r]))
         for s, r in enumerate(st.roles)
